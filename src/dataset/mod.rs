@@ -1,0 +1,58 @@
+//! Datasets and predictions: reading SWE-bench, OmniGIRL and Multi-SWE-bench style files
+//! (JSON arrays, JSONL, or objects keyed by instance id) into [`Instance`] and [`Prediction`].
+
+pub mod spec;
+
+use serde::{Deserialize, Serialize};
+
+
+/// One task instance. Unknown fields are kept in `extra` and written back unchanged when
+/// verdict writes a completed dataset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Instance {
+    pub instance_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    pub base_commit: String,
+    /// The gold patch.
+    pub patch: String,
+    pub test_patch: String,
+    #[serde(default)]
+    pub problem_statement: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(rename = "FAIL_TO_PASS", default)]
+    pub fail_to_pass: Vec<String>,
+    #[serde(rename = "PASS_TO_PASS", default)]
+    pub pass_to_pass: Vec<String>,
+    /// An inline harness spec entry (same fields as a spec file's version entry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<spec::SpecEntry>,
+    /// Every other field of the input, kept as it was.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// One candidate patch for one instance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub instance_id: String,
+    pub model_name_or_path: String,
+    /// `None` or empty means the model produced no patch.
+    pub model_patch: Option<String>,
+    /// What producing this patch cost, when the prediction file says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+}
+
+/// The cost of producing a prediction, from the prediction file's optional fields:
+/// `cost` (dollars), or `usage` token counts with per-million-token prices.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cost {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dollars: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+}

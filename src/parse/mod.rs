@@ -1,0 +1,106 @@
+//! Test-log parsing: turns what a test run left behind (console output plus any structured
+//! reports collected from a path verdict chose) into one normalized map of test id → status.
+//!
+//! One parser per test framework, one file each. Each parser prefers the structured report and
+//! falls back to the console, records which source it used, and records every test whose status
+//! differs between the two. Pure functions over text: no Docker, no async.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The normalized status of one test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum TestStatus {
+    Passed,
+    Failed,
+    Error,
+    Skipped,
+    Xfail,
+    Xpass,
+}
+
+impl TestStatus {
+    /// Whether this status counts as a pass when grading (SWE-bench counts an expected failure as
+    /// a pass; a skipped test is never a pass).
+    pub fn is_pass(self) -> bool {
+        matches!(self, TestStatus::Passed | TestStatus::Xfail)
+    }
+
+    /// Whether this status is a failure of the run (as opposed to passing or skipped).
+    pub fn is_failure(self) -> bool {
+        matches!(self, TestStatus::Failed | TestStatus::Error | TestStatus::Xpass)
+    }
+}
+
+/// Which log parser a harness spec selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParserKind {
+    Pytest,
+    Jest,
+    Mocha,
+    Maven,
+}
+
+/// Where a parser read its statuses from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultSource {
+    /// A machine-readable report (JUnit XML, jest/mocha JSON, surefire XML).
+    Structured,
+    /// The console output, because no usable structured report was found.
+    Console,
+}
+
+/// One test's result, with what grading at a coarser granularity needs to know about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestResult {
+    pub status: TestStatus,
+    /// The test file the test lives in, relative to the repository root, when known
+    /// (pytest and jest/mocha ids start with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The enclosing class or suite, when known: a pytest class node id (`file::Class`) or a
+    /// fully qualified Java class (`com.x.FooTest`, nested `com.x.FooTest$Inner`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+}
+
+/// A test whose status differs between the structured report and the console.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Disagreement {
+    pub test: String,
+    pub structured: Option<TestStatus>,
+    pub console: Option<TestStatus>,
+}
+
+/// The result of parsing one test run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParsedTests {
+    pub tests: BTreeMap<String, TestResult>,
+    pub source: ResultSource,
+    /// Tests whose status differs between the structured report and the console. The
+    /// structured status is the one kept in `tests`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disagreements: Vec<Disagreement>,
+    /// Anything the parser noticed and a reader should know: why it fell back to the console,
+    /// a truncated report, a repeated test name that was renamed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// A structured report collected from the container, by file name (relative to the output
+/// directory verdict chose) and raw bytes.
+#[derive(Debug, Clone)]
+pub struct StructuredReport {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ParseError {
+    #[error("no test results could be recognized: {0}")]
+    NoResults(String),
+}
