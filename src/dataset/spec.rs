@@ -66,7 +66,7 @@ pub struct SpecEntry {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TestArgs {
-    /// Each file of the test patch that matches the test-file globs, as a path.
+    /// Each file of the test patch that matches the language's `test_arg_files` globs, as a path.
     #[default]
     Files,
     /// Like `files`, with jest snapshots (`__snapshots__/x.test.js.snap`) mapped to their
@@ -91,6 +91,10 @@ pub struct LanguageSpec {
     /// Test-file globs every repository of this language gets.
     #[serde(default)]
     pub test_files: Vec<String>,
+    /// Globs of files that are runnable tests (a test patch file matching one becomes a test
+    /// argument under `test_args = "files"` or `"jest"`); conftest-like helpers are left out.
+    #[serde(default)]
+    pub test_arg_files: Vec<String>,
     /// Environment every container of this language gets.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
