@@ -1,7 +1,11 @@
 //! verdict: decides, by running them, whether code changes really resolve GitHub issues.
 //!
 //! The modules follow the pipeline: [`dataset`] → [`images`] → [`run`] → [`parse`] → [`grade`]
-//! → [`report`], with [`localize`] beside it.
+//! → [`report`], with [`localize`] beside it. [`engine`] owns the Docker connection and the
+//! cleanup of verdict's containers.
 
 pub mod dataset;
+pub mod engine;
+pub mod images;
 pub mod parse;
+pub mod run;

@@ -1,6 +1,8 @@
 //! Datasets and predictions: reading SWE-bench, OmniGIRL and Multi-SWE-bench style files
 //! (JSON arrays, JSONL, or objects keyed by instance id) into [`Instance`] and [`Prediction`].
 
+pub mod patch;
+pub mod repo;
 pub mod spec;
 
 use serde::{Deserialize, Serialize};

@@ -104,3 +104,8 @@ pub enum ParseError {
     #[error("no test results could be recognized: {0}")]
     NoResults(String),
 }
+
+/// TEMPORARY until the parsers land: replaced by the real dispatcher.
+pub fn parse(_kind: ParserKind, _console: &str, _structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
+    Err(ParseError::NoResults("parsers not merged yet".into()))
+}

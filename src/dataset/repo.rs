@@ -1,0 +1,224 @@
+//! Repository sources: where the code of `owner/name` at a commit comes from.
+//!
+//! Looked up, in order, in each `--repos` folder (a git bundle `owner__name.bundle`, a bare
+//! mirror `owner__name.git`, a checkout `owner__name/`, or `owner/name`), then cloned from
+//! `https://github.com/owner/name` unless cloning is off. Bundles and remote repositories are
+//! mirrored once into verdict's cache folder; local repositories are read in place. Reading
+//! uses the `git` program (the repository's own tool, not Docker's).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RepoError {
+    #[error("repository {repo}: no source found in {searched} and cloning from GitHub is off; pass --repos DIR holding {slug}.bundle, {slug}.git or {slug}/")]
+    NotFound { repo: String, slug: String, searched: String },
+    #[error("repository {repo}: commit {commit} is not in {source_path}; fetch it into that repository or pass a newer mirror")]
+    MissingCommit { repo: String, commit: String, source_path: String },
+    #[error("repository {repo}: `git {args}` failed: {stderr}")]
+    Git { repo: String, args: String, stderr: String },
+    #[error("repository {repo}: cannot run git ({source}); install git")]
+    Spawn { repo: String, source: std::io::Error },
+    #[error("repository name {0:?} is not of the form owner/name")]
+    BadName(String),
+}
+
+/// Finds repositories and reads snapshots from them.
+#[derive(Debug)]
+pub struct RepoStore {
+    search_dirs: Vec<PathBuf>,
+    cache_dir: PathBuf,
+    clone_from_github: bool,
+    /// Serializes mirror creation so two workers never clone the same repository at once.
+    mirror_lock: Mutex<()>,
+}
+
+impl RepoStore {
+    pub fn new(search_dirs: Vec<PathBuf>, cache_dir: PathBuf, clone_from_github: bool) -> Self {
+        Self { search_dirs, cache_dir, clone_from_github, mirror_lock: Mutex::new(()) }
+    }
+
+    /// The `owner__name` form used for folder and file names.
+    pub fn slug(repo: &str) -> Result<String, RepoError> {
+        match repo.split_once('/') {
+            Some((owner, name)) if !owner.is_empty() && !name.is_empty() && !name.contains('/') => {
+                Ok(format!("{owner}__{name}"))
+            }
+            _ => Err(RepoError::BadName(repo.to_string())),
+        }
+    }
+
+    /// A git directory holding `commit`, mirroring the source first when needed.
+    pub fn git_dir(&self, repo: &str, commit: &str) -> Result<PathBuf, RepoError> {
+        let slug = Self::slug(repo)?;
+        let _guard = self.mirror_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mirror = self.cache_dir.join("repos").join(format!("{slug}.git"));
+        if mirror.exists() && has_commit(&mirror, commit) {
+            return Ok(mirror);
+        }
+        let source = self.find_source(repo, &slug)?;
+        let source_is_bundle = source.extension().is_some_and(|e| e == "bundle");
+        let source_is_url = source.to_string_lossy().starts_with("https://");
+        if !source_is_bundle && !source_is_url {
+            // A local repository is read in place.
+            if has_commit(&source, commit) {
+                return Ok(source);
+            }
+            return Err(RepoError::MissingCommit {
+                repo: repo.into(),
+                commit: commit.into(),
+                source_path: source.display().to_string(),
+            });
+        }
+        let source_arg = source.to_string_lossy().into_owned();
+        if mirror.exists() {
+            git(repo, &mirror, &["fetch", "--quiet", &source_arg, "+refs/*:refs/*"])?;
+        } else {
+            std::fs::create_dir_all(mirror.parent().unwrap_or(Path::new(".")))
+                .map_err(|source| RepoError::Spawn { repo: repo.into(), source })?;
+            let mirror_arg = mirror.to_string_lossy().into_owned();
+            git(repo, Path::new("."), &["clone", "--quiet", "--mirror", &source_arg, &mirror_arg])?;
+        }
+        if has_commit(&mirror, commit) {
+            Ok(mirror)
+        } else {
+            Err(RepoError::MissingCommit { repo: repo.into(), commit: commit.into(), source_path: source_arg })
+        }
+    }
+
+    fn find_source(&self, repo: &str, slug: &str) -> Result<PathBuf, RepoError> {
+        let (owner, name) = repo.split_once('/').ok_or_else(|| RepoError::BadName(repo.into()))?;
+        for dir in &self.search_dirs {
+            let candidates = [
+                dir.join(format!("{slug}.bundle")),
+                dir.join(format!("{slug}.git")),
+                dir.join(slug),
+                dir.join(owner).join(format!("{name}.git")),
+                dir.join(owner).join(name),
+            ];
+            if let Some(found) = candidates.into_iter().find(|p| p.exists()) {
+                return Ok(found);
+            }
+        }
+        if self.clone_from_github {
+            return Ok(PathBuf::from(format!("https://github.com/{repo}")));
+        }
+        Err(RepoError::NotFound {
+            repo: repo.into(),
+            slug: slug.into(),
+            searched: if self.search_dirs.is_empty() {
+                "no --repos folder".into()
+            } else {
+                self.search_dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+            },
+        })
+    }
+
+    /// The tree at `commit` as a tar archive (what `git archive` writes).
+    pub fn archive(&self, repo: &str, commit: &str) -> Result<Vec<u8>, RepoError> {
+        let dir = self.git_dir(repo, commit)?;
+        git(repo, &dir, &["archive", "--format=tar", commit])
+    }
+
+    /// The contents of `path` at `commit`, or `None` when the file does not exist there.
+    pub fn read_file(&self, repo: &str, commit: &str, path: &str) -> Result<Option<Vec<u8>>, RepoError> {
+        let dir = self.git_dir(repo, commit)?;
+        read_blob(repo, &dir, commit, path)
+    }
+}
+
+/// Reads one blob; `None` when the path is absent at that commit.
+pub fn read_blob(repo: &str, git_dir: &Path, commit: &str, path: &str) -> Result<Option<Vec<u8>>, RepoError> {
+    let spec = format!("{commit}:{path}");
+    let exists = Command::new("git")
+        .arg("-C")
+        .arg(git_dir)
+        .args(["cat-file", "-e", &spec])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|source| RepoError::Spawn { repo: repo.into(), source })?;
+    if !exists.success() {
+        return Ok(None);
+    }
+    git(repo, git_dir, &["cat-file", "blob", &spec]).map(Some)
+}
+
+fn has_commit(dir: &Path, commit: &str) -> bool {
+    Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["cat-file", "-e", &format!("{commit}^{{commit}}")])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn git(repo: &str, dir: &Path, args: &[&str]) -> Result<Vec<u8>, RepoError> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .output()
+        .map_err(|source| RepoError::Spawn { repo: repo.into(), source })?;
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(RepoError::Git {
+            repo: repo.into(),
+            args: args.join(" "),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(dir: &Path, args: &[&str]) {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .status()
+            .unwrap();
+        assert!(ok.success(), "git {args:?}");
+    }
+
+    fn head(dir: &Path) -> String {
+        let out = Command::new("git").arg("-C").arg(dir).args(["rev-parse", "HEAD"]).output().unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    #[test]
+    fn bundle_is_mirrored_and_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let work = tmp.path().join("work");
+        std::fs::create_dir_all(&work).unwrap();
+        run(&work, &["init", "-q", "-b", "main"]);
+        std::fs::write(work.join("a.txt"), "hello\n").unwrap();
+        run(&work, &["add", "a.txt"]);
+        run(&work, &["commit", "-qm", "one"]);
+        let commit = head(&work);
+        let repos = tmp.path().join("repos");
+        std::fs::create_dir_all(&repos).unwrap();
+        let bundle = repos.join("acme__tool.bundle");
+        run(&work, &["bundle", "create", bundle.to_str().unwrap(), "main"]);
+
+        let store = RepoStore::new(vec![repos], tmp.path().join("cache"), false);
+        assert_eq!(store.read_file("acme/tool", &commit, "a.txt").unwrap(), Some(b"hello\n".to_vec()));
+        assert_eq!(store.read_file("acme/tool", &commit, "missing.txt").unwrap(), None);
+        let tar = store.archive("acme/tool", &commit).unwrap();
+        assert!(tar.len() > 512);
+        let err = store.archive("acme/tool", "0000000000000000000000000000000000000000").unwrap_err();
+        assert!(matches!(err, RepoError::MissingCommit { .. }), "{err}");
+        let err = store.archive("acme/other", &commit).unwrap_err();
+        assert!(err.to_string().contains("acme__other.bundle"), "{err}");
+    }
+}

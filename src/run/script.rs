@@ -1,0 +1,309 @@
+//! The eval script: the bash program that runs inside an evaluation container.
+//!
+//! It applies the candidate patch with the field's chain (`git apply`, then `git apply --3way`,
+//! then `patch --fuzz=5`), resetting the tree between attempts; restores the test files and the
+//! test patch's files to the base commit and deletes the files the test patch creates; applies
+//! the test patch; runs the test command under `timeout`; and copies the runner's reports into
+//! `$VERDICT_OUT`. Every step is announced on its own line behind a random per-run marker, so
+//! output printed by the code under test cannot pass for verdict's own lines.
+
+use std::collections::BTreeMap;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+use crate::dataset::patch::changed_files;
+use crate::dataset::spec::{LanguageSpec, SpecEntry, TestArgs};
+use crate::images::shell_quote;
+
+/// Where inputs are copied in the container.
+pub const IN_DIR: &str = "/verdict/in";
+/// Where the script collects structured reports.
+pub const OUT_DIR: &str = "/verdict/out";
+
+/// What one evaluation needs to write its script.
+#[derive(Debug, Clone)]
+pub struct ScriptInput<'a> {
+    pub title: String,
+    /// The candidate patch, or `None` to run with the test patch alone.
+    pub candidate: Option<&'a str>,
+    pub test_patch: &'a str,
+    pub entry: &'a SpecEntry,
+    pub language: &'a LanguageSpec,
+    pub env: &'a BTreeMap<String, String>,
+    pub timeout_secs: u64,
+    pub nonce: &'a str,
+}
+
+/// A rendered eval script and the files it reads from [`IN_DIR`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvalScript {
+    pub script: String,
+    pub inputs: Vec<(String, Vec<u8>)>,
+    pub test_args: Vec<String>,
+}
+
+/// The test-file globs of a spec entry and its language.
+pub fn test_globs(entry: &SpecEntry, language: &LanguageSpec) -> Vec<String> {
+    language.test_files.iter().chain(&entry.test_files).cloned().collect()
+}
+
+/// Files of `patch` that match the test-file globs (candidate patches touching them are flagged).
+pub fn touched_test_files(patch: &str, globs: &[String], test_patch: &str) -> Vec<String> {
+    let set = glob_set(globs);
+    let test_patch_files: Vec<String> = changed_files(test_patch).iter().map(|c| c.path().to_string()).collect();
+    let mut touched: Vec<String> = Vec::new();
+    for change in changed_files(patch) {
+        for path in [change.old.as_deref(), change.new.as_deref()].into_iter().flatten() {
+            let is_test = set.is_match(path) || test_patch_files.iter().any(|t| t == path);
+            if is_test && !touched.iter().any(|t| t == path) {
+                touched.push(path.to_string());
+            }
+        }
+    }
+    touched
+}
+
+/// The test command's arguments from the files of the test patch.
+pub fn test_arguments(kind: TestArgs, test_patch: &str, language: &LanguageSpec) -> Vec<String> {
+    let set = glob_set(&language.test_arg_files);
+    let live: Vec<String> = changed_files(test_patch).iter().filter_map(|c| c.new.clone()).collect();
+    let mut args: Vec<String> = Vec::new();
+    let mut push = |arg: String| {
+        if !args.contains(&arg) {
+            args.push(arg);
+        }
+    };
+    match kind {
+        TestArgs::None => {}
+        TestArgs::Files => live.iter().filter(|p| set.is_match(p)).for_each(|p| push(p.clone())),
+        TestArgs::Jest => {
+            for path in &live {
+                if let Some(spec) = snapshot_spec_file(path) {
+                    push(spec);
+                } else if set.is_match(path) {
+                    push(path.clone());
+                }
+            }
+        }
+        TestArgs::Maven => return maven_arguments(&live),
+    }
+    args
+}
+
+/// `src/__snapshots__/x.test.js.snap` → `src/x.test.js`.
+fn snapshot_spec_file(path: &str) -> Option<String> {
+    let stem = path.strip_suffix(".snap")?;
+    let (dir, file) = stem.rsplit_once("__snapshots__/")?;
+    Some(format!("{dir}{file}"))
+}
+
+/// `-Dtest=com.x.FooTest,...` for test classes under `src/test/java`, plus `-pl a,b` when they
+/// sit in modules of a multi-module build.
+fn maven_arguments(paths: &[String]) -> Vec<String> {
+    let mut classes: Vec<String> = Vec::new();
+    let mut modules: Vec<String> = Vec::new();
+    for path in paths {
+        let Some((module, class_path)) = path.split_once("src/test/java/") else { continue };
+        let Some(class_path) = class_path.strip_suffix(".java") else { continue };
+        let class = class_path.replace('/', ".");
+        if !classes.contains(&class) {
+            classes.push(class);
+        }
+        let module = module.trim_end_matches('/');
+        if !module.is_empty() && !modules.iter().any(|m| m == module) {
+            modules.push(module.to_string());
+        }
+    }
+    let mut args = Vec::new();
+    if !classes.is_empty() {
+        args.push(format!("-Dtest={}", classes.join(",")));
+    }
+    if !modules.is_empty() {
+        args.push("-pl".into());
+        args.push(modules.join(","));
+    }
+    args
+}
+
+fn glob_set(globs: &[String]) -> GlobSet {
+    let mut builder = GlobSetBuilder::new();
+    for g in globs {
+        if let Ok(glob) = Glob::new(g) {
+            builder.add(glob);
+        }
+    }
+    builder.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+/// Git pathspecs for globs (`:(glob)tests/**`).
+fn pathspecs(globs: &[String]) -> String {
+    globs.iter().map(|g| shell_quote(&format!(":(glob){g}"))).collect::<Vec<_>>().join(" ")
+}
+
+fn quoted(paths: impl IntoIterator<Item = String>) -> String {
+    paths.into_iter().map(|p| shell_quote(&p)).collect::<Vec<_>>().join(" ")
+}
+
+/// Renders the script.
+pub fn render(input: &ScriptInput<'_>) -> EvalScript {
+    let marker = format!("VERDICT-{}", input.nonce);
+    let test_changes = changed_files(input.test_patch);
+    let globs = test_globs(input.entry, input.language);
+    let test_args = test_arguments(input.entry.test_args, input.test_patch, input.language);
+    let mut inputs = vec![("test.diff".to_string(), input.test_patch.as_bytes().to_vec())];
+
+    let mut s = String::new();
+    s.push_str(&format!("#!/bin/bash\n# verdict eval script: {}\n", input.title.replace('\n', " ")));
+    // The script removes itself: the code under test has no business reading the marker.
+    s.push_str("rm -f \"$0\"\nset -u\n");
+    s.push_str(&format!("M={marker}\n"));
+    s.push_str(&format!("export VERDICT_OUT={OUT_DIR}\nmkdir -p \"$VERDICT_OUT\"\n"));
+    for (k, v) in input.env {
+        s.push_str(&format!("export {k}={}\n", shell_quote(v)));
+    }
+    s.push_str("cd /testbed || { echo \"$M FATAL no /testbed\"; exit 0; }\n");
+    s.push_str("git config --global --add safe.directory /testbed 2>/dev/null\n");
+
+    if let Some(candidate) = input.candidate {
+        inputs.push(("candidate.diff".into(), candidate.as_bytes().to_vec()));
+        let created: Vec<String> = changed_files(candidate).iter().filter(|c| c.is_created()).map(|c| c.path().to_string()).collect();
+        s.push_str("reset_tree() {\n  git reset -q --hard HEAD\n");
+        if !created.is_empty() {
+            s.push_str(&format!("  rm -rf -- {}\n", quoted(created)));
+        }
+        s.push_str("  git ls-files -z --others --exclude-standard -- '*.rej' '*.orig' | xargs -0 -r rm -f --\n}\n");
+        s.push_str(&format!(
+            "step=none\n\
+             if git apply --verbose {IN_DIR}/candidate.diff; then step=git_apply\n\
+             else reset_tree\n\
+             \x20 if git apply --verbose --3way {IN_DIR}/candidate.diff; then step=git_apply_3way\n\
+             \x20 else reset_tree\n\
+             \x20   if patch --batch --fuzz=5 -p1 -i {IN_DIR}/candidate.diff; then step=patch_fuzz\n\
+             \x20   else reset_tree\n\
+             \x20   fi\n\
+             \x20 fi\n\
+             fi\n\
+             git reset -q 2>/dev/null\n\
+             echo \"$M APPLY $step\"\n\
+             [ \"$step\" = none ] && exit 0\n"
+        ));
+    }
+
+    // Restore the tests: every test-file glob and every file of the test patch goes back to the
+    // base commit; files the candidate added there are removed; files the test patch creates
+    // are deleted so it applies cleanly.
+    if !globs.is_empty() {
+        let specs = pathspecs(&globs);
+        s.push_str(&format!("git ls-files -z -- {specs} | xargs -0 -r git checkout -q HEAD --\n"));
+        s.push_str(&format!("git clean -fdq -- {specs}\n"));
+    }
+    for change in &test_changes {
+        if let Some(old) = &change.old {
+            s.push_str(&format!("git checkout -q HEAD -- {} 2>/dev/null\n", shell_quote(old)));
+        }
+        if change.is_created() {
+            s.push_str(&format!("rm -rf -- {}\n", shell_quote(change.path())));
+        }
+    }
+    if test_changes.is_empty() {
+        s.push_str("echo \"$M TESTPATCH empty\"\n");
+    } else {
+        s.push_str(&format!(
+            "if git apply --verbose {IN_DIR}/test.diff; then echo \"$M TESTPATCH ok\"; else echo \"$M TESTPATCH failed\"; exit 0; fi\n"
+        ));
+    }
+
+    // Reports left over from the image build must not pass for this run's.
+    s.push_str("shopt -s globstar nullglob\n");
+    if !input.entry.collect.is_empty() {
+        s.push_str(&format!("rm -f -- {}\n", input.entry.collect.join(" ")));
+    }
+    let command = if test_args.is_empty() {
+        input.entry.test_cmd.clone()
+    } else {
+        format!("{} {}", input.entry.test_cmd, quoted(test_args.iter().cloned()))
+    };
+    s.push_str("echo \"$M TESTS START\"\n");
+    s.push_str(&format!("timeout -k 10 {} bash -c {}\n", input.timeout_secs, shell_quote(&command)));
+    s.push_str("code=$?\necho\necho \"$M TESTS EXIT $code\"\n");
+    for pattern in &input.entry.collect {
+        s.push_str(&format!(
+            "for f in {pattern}; do mkdir -p \"$VERDICT_OUT/collected/$(dirname \"$f\")\"; cp -- \"$f\" \"$VERDICT_OUT/collected/$f\"; done\n"
+        ));
+    }
+    s.push_str("echo \"$M TIMES\"\ntimes\necho \"$M END\"\n");
+    EvalScript { script: s, inputs, test_args }
+}
+
+/// What the script's marker lines said.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScriptOutcome {
+    /// The apply step that succeeded (`git_apply`, `git_apply_3way`, `patch_fuzz`), `none`, or
+    /// `None` when no candidate was applied or the line is missing.
+    pub apply_step: Option<String>,
+    /// `Some(true)` when the test patch applied, `Some(false)` when it did not.
+    pub test_patch_applied: Option<bool>,
+    pub tests_started: bool,
+    pub exit_code: Option<i64>,
+    /// The test command's output, between the start and exit markers.
+    pub test_output: String,
+    /// User + system CPU seconds of the test command and its children.
+    pub cpu_secs: Option<f64>,
+    pub finished: bool,
+}
+
+/// Reads the marker lines out of a container's output.
+pub fn read_output(output: &str, nonce: &str) -> ScriptOutcome {
+    let marker = format!("VERDICT-{nonce} ");
+    let mut out = ScriptOutcome::default();
+    let mut test_start: Option<usize> = None;
+    let mut test_end: Option<usize> = None;
+    let mut times_at: Option<usize> = None;
+    let mut offset = 0;
+    for line in output.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let Some(rest) = line.trim_end().strip_prefix(&marker) else { continue };
+        let mut words = rest.split_whitespace();
+        match (words.next(), words.next(), words.next()) {
+            // Lines printed before the tests start cannot come from the code under test.
+            (Some("APPLY"), Some(step), _) if test_start.is_none() => out.apply_step = Some(step.to_string()),
+            (Some("TESTPATCH"), Some(state), _) if test_start.is_none() => {
+                out.test_patch_applied = Some(state != "failed")
+            }
+            (Some("TESTS"), Some("START"), _) if test_start.is_none() => {
+                out.tests_started = true;
+                test_start = Some(offset);
+            }
+            (Some("TESTS"), Some("EXIT"), Some(code)) if test_start.is_some() => {
+                out.exit_code = code.parse().ok();
+                test_end = Some(start);
+            }
+            (Some("TIMES"), _, _) if test_end.is_some() => times_at = Some(offset),
+            (Some("END"), _, _) if test_end.is_some() => out.finished = true,
+            _ => {}
+        }
+    }
+    if let Some(begin) = test_start {
+        let end = test_end.unwrap_or(output.len());
+        out.test_output = output[begin..end.max(begin)].to_string();
+    }
+    if let Some(at) = times_at {
+        out.cpu_secs = children_cpu(&output[at..]);
+    }
+    out
+}
+
+/// bash's `times` prints the shell's then the children's user and system time: `0m1.250s 0m0.110s`.
+fn children_cpu(text: &str) -> Option<f64> {
+    let line = text.lines().nth(1)?;
+    let mut total = 0.0;
+    for part in line.split_whitespace() {
+        let (m, s) = part.strip_suffix('s')?.split_once('m')?;
+        total += m.parse::<f64>().ok()? * 60.0 + s.parse::<f64>().ok()?;
+    }
+    Some(total)
+}
+
+#[cfg(test)]
+mod tests;

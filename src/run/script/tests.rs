@@ -1,0 +1,171 @@
+//! The eval script's text and the reading of its marker lines.
+
+use super::*;
+use crate::parse::ParserKind;
+
+fn python() -> LanguageSpec {
+    LanguageSpec {
+        base_dockerfile: "python.Dockerfile".into(),
+        apt: vec![],
+        test_files: vec!["tests/**".into(), "**/conftest.py".into()],
+        test_arg_files: vec!["**/test_*.py".into()],
+        env: BTreeMap::new(),
+    }
+}
+
+fn entry(test_args: TestArgs) -> SpecEntry {
+    SpecEntry {
+        language: "python".into(),
+        apt: vec![],
+        env_setup: vec![],
+        install: vec![],
+        test_cmd: "pytest -rA --junitxml=$VERDICT_OUT/junit.xml".into(),
+        test_args,
+        log_parser: ParserKind::Pytest,
+        collect: vec![],
+        env: BTreeMap::new(),
+        test_files: vec![],
+        timeout: None,
+    }
+}
+
+const TEST_PATCH: &str = "\
+diff --git a/tests/test_calc.py b/tests/test_calc.py
+--- a/tests/test_calc.py
++++ b/tests/test_calc.py
+@@ -1 +1,2 @@
+ x
++y
+diff --git a/tests/test_new.py b/tests/test_new.py
+new file mode 100644
+--- /dev/null
++++ b/tests/test_new.py
+@@ -0,0 +1 @@
++z
+diff --git a/tests/conftest.py b/tests/conftest.py
+--- a/tests/conftest.py
++++ b/tests/conftest.py
+@@ -1 +1 @@
+-a
++b
+";
+
+#[test]
+fn script_applies_restores_and_runs_in_order() {
+    let entry = entry(TestArgs::Files);
+    let env = BTreeMap::from([("TZ".to_string(), "UTC".to_string())]);
+    let candidate = "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 @@\n-a\n+b\n";
+    let script = render(&ScriptInput {
+        title: "demo-1".into(),
+        candidate: Some(candidate),
+        test_patch: TEST_PATCH,
+        entry: &entry,
+        language: &python(),
+        env: &env,
+        timeout_secs: 30,
+        nonce: "n0nce",
+    });
+    let s = &script.script;
+    let order = [
+        "rm -f \"$0\"",
+        "M=VERDICT-n0nce",
+        "export TZ=UTC",
+        "git apply --verbose /verdict/in/candidate.diff",
+        "git apply --verbose --3way",
+        "patch --batch --fuzz=5 -p1 -i",
+        "echo \"$M APPLY $step\"",
+        "git ls-files -z -- ':(glob)tests/**' ':(glob)**/conftest.py' | xargs -0 -r git checkout -q HEAD --",
+        "git clean -fdq -- ':(glob)tests/**'",
+        "git checkout -q HEAD -- tests/test_calc.py",
+        "rm -rf -- tests/test_new.py",
+        "git apply --verbose /verdict/in/test.diff",
+        "echo \"$M TESTS START\"",
+        "timeout -k 10 30 bash -c 'pytest -rA --junitxml=$VERDICT_OUT/junit.xml tests/test_calc.py tests/test_new.py'",
+        "echo \"$M TESTS EXIT $code\"",
+        "times",
+    ];
+    let mut at = 0;
+    for needle in order {
+        let found = s[at..].find(needle).unwrap_or_else(|| panic!("{needle:?} missing after byte {at} in:\n{s}"));
+        at += found + needle.len();
+    }
+    assert_eq!(script.test_args, ["tests/test_calc.py", "tests/test_new.py"]);
+    let names: Vec<&str> = script.inputs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["test.diff", "candidate.diff"]);
+}
+
+#[test]
+fn without_candidate_there_is_no_apply_chain() {
+    let entry = entry(TestArgs::None);
+    let script = render(&ScriptInput {
+        title: "t".into(),
+        candidate: None,
+        test_patch: TEST_PATCH,
+        entry: &entry,
+        language: &python(),
+        env: &BTreeMap::new(),
+        timeout_secs: 5,
+        nonce: "x",
+    });
+    assert!(!script.script.contains("candidate.diff"));
+    assert!(script.script.contains("timeout -k 10 5 bash -c 'pytest -rA --junitxml=$VERDICT_OUT/junit.xml'\n"));
+    assert!(script.test_args.is_empty());
+}
+
+#[test]
+fn jest_snapshots_map_to_their_spec_file() {
+    let lang = LanguageSpec { test_arg_files: vec!["**/*.test.js".into()], ..python() };
+    let patch = "diff --git a/src/__snapshots__/x.test.js.snap b/src/__snapshots__/x.test.js.snap\n--- a/src/__snapshots__/x.test.js.snap\n+++ b/src/__snapshots__/x.test.js.snap\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/src/x.test.js b/src/x.test.js\n--- a/src/x.test.js\n+++ b/src/x.test.js\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/src/util.js b/src/util.js\n--- a/src/util.js\n+++ b/src/util.js\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(test_arguments(TestArgs::Jest, patch, &lang), ["src/x.test.js"]);
+}
+
+#[test]
+fn maven_classes_and_modules() {
+    let patch = "diff --git a/core/src/test/java/com/x/FooTest.java b/core/src/test/java/com/x/FooTest.java\n--- a/core/src/test/java/com/x/FooTest.java\n+++ b/core/src/test/java/com/x/FooTest.java\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/src/test/java/com/y/BarTest.java b/src/test/java/com/y/BarTest.java\nnew file mode 100644\n--- /dev/null\n+++ b/src/test/java/com/y/BarTest.java\n@@ -0,0 +1 @@\n+b\ndiff --git a/core/src/test/resources/data.txt b/core/src/test/resources/data.txt\n--- a/core/src/test/resources/data.txt\n+++ b/core/src/test/resources/data.txt\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(test_arguments(TestArgs::Maven, patch, &python()), ["-Dtest=com.x.FooTest,com.y.BarTest", "-pl", "core"]);
+}
+
+#[test]
+fn candidate_touching_tests_is_detected() {
+    let candidate = "diff --git a/tests/test_calc.py b/tests/test_calc.py\n--- a/tests/test_calc.py\n+++ b/tests/test_calc.py\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/pkg/conftest.py b/pkg/conftest.py\nnew file mode 100644\n--- /dev/null\n+++ b/pkg/conftest.py\n@@ -0,0 +1 @@\n+b\n";
+    let globs = test_globs(&entry(TestArgs::Files), &python());
+    assert_eq!(touched_test_files(candidate, &globs, TEST_PATCH), ["tests/test_calc.py", "pkg/conftest.py"]);
+}
+
+#[test]
+fn marker_lines_are_read_and_forged_ones_ignored() {
+    let output = "\
+Checking patch calc.py...
+VERDICT-abc APPLY patch_fuzz
+VERDICT-abc TESTPATCH ok
+VERDICT-abc TESTS START
+PASSED tests/test_a.py::test_one
+VERDICT-fake TESTS EXIT 0
+VERDICT-abc APPLY git_apply_forged_later_is_ignored_too
+1 passed
+
+VERDICT-abc TESTS EXIT 1
+VERDICT-abc TIMES
+0m0.010s 0m0.020s
+0m1.500s 0m0.250s
+VERDICT-abc END
+";
+    let out = read_output(output, "abc");
+    assert_eq!(out.test_patch_applied, Some(true));
+    assert_eq!(out.exit_code, Some(1));
+    assert!(out.tests_started && out.finished);
+    assert!(out.test_output.starts_with("PASSED tests/test_a.py::test_one\n"));
+    assert!(out.test_output.contains("1 passed"));
+    assert!(!out.test_output.contains("TESTS EXIT 1"));
+    assert_eq!(out.cpu_secs, Some(1.75));
+}
+
+#[test]
+fn a_run_cut_short_has_no_exit_code() {
+    let out = read_output("VERDICT-q APPLY git_apply\nVERDICT-q TESTPATCH ok\nVERDICT-q TESTS START\nhanging...\n", "q");
+    assert_eq!(out.apply_step.as_deref(), Some("git_apply"));
+    assert!(out.tests_started);
+    assert_eq!(out.exit_code, None);
+    assert!(!out.finished);
+    assert_eq!(out.test_output, "hanging...\n");
+}
