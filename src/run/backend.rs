@@ -73,6 +73,10 @@ impl DockerBackend {
         Self { docker }
     }
 
+    pub fn docker(&self) -> &Docker {
+        &self.docker
+    }
+
     /// Runs one job in a fresh container, which is removed afterwards whatever happens.
     pub async fn run(&self, job: &Job) -> Result<JobOutput, ExecError> {
         let err = |operation: &'static str| {

@@ -5,6 +5,7 @@
 //! outcome from it is the caller's job (evaluate, validate and check-envs decide differently).
 
 pub mod backend;
+pub mod evaluation;
 pub mod script;
 
 use std::path::{Path, PathBuf};
@@ -50,9 +51,17 @@ pub struct Prepared {
 /// Resolves the spec (inline, else by repository and version) and plans the images. The error
 /// says what to add.
 pub fn prepare(ctx: &Context, instance: &Instance) -> Result<Prepared, String> {
+    let (entry, language) = resolve_spec(&ctx.specs, instance)?;
+    let images = ctx.planner.plan(instance, &entry, &language).map_err(|e| e.to_string())?;
+    Ok(Prepared { entry, language, images })
+}
+
+/// The spec entry of an instance (its inline `harness`, else by repository and version) and
+/// its language's defaults.
+pub fn resolve_spec(specs: &SpecRegistry, instance: &Instance) -> Result<(SpecEntry, LanguageSpec), String> {
     let entry = match &instance.harness {
         Some(inline) => inline.clone(),
-        None => ctx.specs.entry(&instance.repo, instance.version.as_deref()).cloned().ok_or_else(|| {
+        None => specs.entry(&instance.repo, instance.version.as_deref()).cloned().ok_or_else(|| {
             format!(
                 "no harness spec for repository {} (version {}): add harness/specs/{}.toml, pass --specs DIR, or give the instance a `harness` field",
                 instance.repo,
@@ -61,14 +70,13 @@ pub fn prepare(ctx: &Context, instance: &Instance) -> Result<Prepared, String> {
             )
         })?,
     };
-    let language = ctx.specs.language(&entry.language).cloned().ok_or_else(|| {
+    let language = specs.language(&entry.language).cloned().ok_or_else(|| {
         format!(
             "instance {}: unknown language {:?}; add harness/languages/{}.toml",
             instance.instance_id, entry.language, entry.language
         )
     })?;
-    let images = ctx.planner.plan(instance, &entry, &language).map_err(|e| e.to_string())?;
-    Ok(Prepared { entry, language, images })
+    Ok((entry, language))
 }
 
 /// How a run ended, before grading.

@@ -1,0 +1,65 @@
+//! `verdict build`: build (or reuse) every image of a dataset, nothing else.
+
+use std::collections::BTreeMap;
+
+use clap::Args;
+
+use super::common::{self, fail};
+use super::{exit, DatasetArgs, ImageArgs};
+use crate::run::prepare;
+
+#[derive(Debug, Clone, Args)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    pub dataset: DatasetArgs,
+    /// Rebuild every layer from scratch.
+    #[arg(long)]
+    pub no_cache: bool,
+    #[command(flatten)]
+    pub images: ImageArgs,
+}
+
+pub async fn run(args: BuildArgs) -> anyhow::Result<i32> {
+    let loaded = common::load_dataset(&args.dataset, &args.images.logs)?;
+    let docker = common::connect().await?;
+    let (builder, planner) = common::builder(&docker, &loaded, &args.images, args.no_cache).await?;
+    let ctx = crate::run::Context {
+        backend: crate::run::backend::DockerBackend::new(docker),
+        builder: builder.clone(),
+        planner,
+        specs: loaded.specs.clone(),
+        limits: crate::run::backend::limits(1.0, 1.0, 1),
+        timeout_override: None,
+        run_id: "build".into(),
+    };
+    let mut failed = 0;
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for instance in &loaded.instances {
+        let prepared = match prepare(&ctx, instance) {
+            Ok(p) => p,
+            Err(reason) => {
+                failed += 1;
+                println!("{:<40} cannot plan: {reason}", instance.instance_id);
+                continue;
+            }
+        };
+        let tag = prepared.images.instance.tag.clone();
+        if let Some(status) = seen.get(&tag) {
+            println!("{:<40} {tag} {status}", instance.instance_id);
+            continue;
+        }
+        let status = match builder.ensure(&prepared.images).await {
+            Ok(built) => format!("{} ({:.1} MB)", if built.built_now { "built" } else { "reused" }, built.size_bytes as f64 / 1e6),
+            Err(failure) => {
+                failed += 1;
+                format!("FAILED: {failure}")
+            }
+        };
+        println!("{:<40} {tag} {status}", instance.instance_id);
+        seen.insert(tag, status);
+    }
+    if failed > 0 {
+        return Err(fail(exit::SOME_FAILED, format!("{failed} instance(s) have no image; see the build logs above")));
+    }
+    Ok(exit::OK)
+}

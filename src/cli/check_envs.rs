@@ -1,0 +1,147 @@
+//! `verdict check-envs`: do the environments still build, and does the gold patch still grade
+//! as the dataset says?
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Args;
+use tokio::sync::Semaphore;
+
+use super::common::{self, fail};
+use super::{exit, DatasetArgs, RunArgs};
+use crate::dataset::Instance;
+use crate::grade;
+use crate::report::{drift_from_grade, CheckEnvReport, Outcome, Timing};
+use crate::run::{self, execute, prepare, Context, RunStatus};
+
+#[derive(Debug, Clone, Args)]
+pub struct CheckEnvsArgs {
+    #[command(flatten)]
+    pub dataset: DatasetArgs,
+    /// Rebuild every layer from scratch instead of reusing images and the build cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+pub async fn run(args: CheckEnvsArgs) -> anyhow::Result<i32> {
+    let logs = args.run.images.logs.clone();
+    let loaded = common::load_dataset(&args.dataset, &logs)?;
+    let run_id = common::run_id(args.run.run_id.as_deref(), &loaded.path);
+    let ctx = Arc::new(common::context(&loaded, &args.run, &run_id, args.no_cache).await?);
+    let docker = ctx.backend.docker().clone();
+    let root = logs.join(run::safe_component(&run_id)).join("check_envs");
+
+    let bar = common::progress(loaded.instances.len(), "checking environments");
+    let gate = Arc::new(Semaphore::new(common::workers(&args.run)));
+    let mut tasks = tokio::task::JoinSet::new();
+    for instance in loaded.instances.clone() {
+        let (ctx, gate, bar, root) = (ctx.clone(), gate.clone(), bar.clone(), root.clone());
+        tasks.spawn(async move {
+            let _permit = gate.acquire_owned().await;
+            let dir = root.join(run::safe_component(&instance.instance_id));
+            let report = check_one(&ctx, &instance, &dir).await;
+            let _ = common::write_json(&dir.join("check.json"), &report);
+            bar.inc(1);
+            report
+        });
+    }
+    let work = async {
+        let mut reports = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            reports.push(joined.map_err(|e| fail(exit::INTERNAL, format!("a check task failed: {e}")))?);
+        }
+        Ok::<_, anyhow::Error>(reports)
+    };
+    let mut reports: Vec<CheckEnvReport> = tokio::select! {
+        r = work => r?,
+        () = common::interrupted(docker.clone()) => return Ok(exit::INTERRUPTED),
+    };
+    bar.finish_and_clear();
+    crate::engine::remove_session_containers(&docker).await;
+    reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
+    common::write_json(&root.join("summary.json"), &reports)?;
+
+    println!("{:<40} {:<7} {:<18} drift", "instance", "builds", "gold outcome");
+    let mut healthy = 0;
+    for r in &reports {
+        let drift = if r.drift.is_empty() {
+            r.reason.clone().unwrap_or_else(|| "none".into())
+        } else {
+            r.drift.iter().map(|d| format!("{} {} now {}", d.list, d.id, d.now)).collect::<Vec<_>>().join("; ")
+        };
+        let outcome = r.outcome.map(|o| o.to_string()).unwrap_or_else(|| "-".into());
+        println!("{:<40} {:<7} {:<18} {}", r.instance_id, if r.builds { "yes" } else { "NO" }, outcome, drift);
+        if r.builds && r.drift.is_empty() && r.outcome == Some(Outcome::ResolvedFull) {
+            healthy += 1;
+        }
+    }
+    println!("\n{healthy} of {} environment(s) build and grade the gold patch as the dataset says; reports: {}", reports.len(), root.display());
+    Ok(if healthy == reports.len() { exit::OK } else { exit::SOME_FAILED })
+}
+
+async fn check_one(ctx: &Context, instance: &Instance, dir: &std::path::Path) -> CheckEnvReport {
+    let started = Instant::now();
+    let mut report = CheckEnvReport {
+        instance_id: instance.instance_id.clone(),
+        builds: false,
+        build_log: None,
+        outcome: None,
+        drift: Vec::new(),
+        reason: None,
+        timing: Timing::default(),
+    };
+    let prepared = match prepare(ctx, instance) {
+        Ok(p) => p,
+        Err(reason) => {
+            report.reason = Some(reason);
+            return report;
+        }
+    };
+    let record = execute(ctx, &prepared, instance, Some(&instance.patch), dir).await;
+    report.timing = Timing { wall_secs: started.elapsed().as_secs_f64(), cpu_secs: record.cpu_secs };
+    match record.status {
+        RunStatus::BuildFailed { failure } => {
+            report.build_log = failure.log.as_ref().map(|p| p.display().to_string());
+            report.reason = Some(failure.to_string());
+            report.outcome = Some(Outcome::BuildFailed);
+        }
+        RunStatus::ApplyFailed => {
+            report.builds = true;
+            report.outcome = Some(Outcome::PatchApplyFailed);
+            report.reason = Some("the gold patch no longer applies".into());
+        }
+        RunStatus::TestPatchFailed => {
+            report.builds = true;
+            report.outcome = Some(Outcome::InfraError);
+            report.reason = Some("the test patch no longer applies".into());
+        }
+        RunStatus::Timeout { secs } => {
+            report.builds = true;
+            report.outcome = Some(Outcome::Timeout);
+            report.reason = Some(format!("the gold run did not finish within {secs} s"));
+        }
+        RunStatus::Crashed { reason } => {
+            report.builds = true;
+            report.outcome = Some(Outcome::InfraError);
+            report.reason = Some(reason);
+        }
+        RunStatus::Ran => {
+            report.builds = true;
+            match record.parsed {
+                Some(Ok(parsed)) => {
+                    let graded = grade::grade(&instance.fail_to_pass, &instance.pass_to_pass, &parsed);
+                    report.outcome = Some(Outcome::from(graded.resolution));
+                    report.drift = drift_from_grade(&graded, &parsed);
+                }
+                Some(Err(reason)) => {
+                    report.outcome = Some(Outcome::InfraError);
+                    report.reason = Some(format!("the test output could not be read: {reason}"));
+                }
+                None => report.outcome = Some(Outcome::InfraError),
+            }
+        }
+    }
+    report
+}

@@ -1,0 +1,122 @@
+//! `verdict evaluate`: score candidate patches.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Args;
+use tokio::sync::Semaphore;
+
+use super::common::{self, fail, Loaded};
+use super::{exit, DatasetArgs, RunArgs};
+use crate::dataset::{gold_predictions, load_predictions, match_predictions, Instance, Prediction};
+use crate::report::{self, InstanceReport, Outcome};
+use crate::run::{self, Context};
+
+#[derive(Debug, Clone, Args)]
+pub struct EvaluateArgs {
+    #[command(flatten)]
+    pub dataset: DatasetArgs,
+    /// Candidate patches: JSONL, a JSON array, or an object keyed by instance_id, with
+    /// instance_id, model_name_or_path, model_patch (and optional cost fields). `gold` uses
+    /// each instance's own gold patch. Default with the demo: its bundled predictions.
+    #[arg(long, value_name = "FILE|gold")]
+    pub predictions: Option<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
+    let logs = args.run.images.logs.clone();
+    let loaded = common::load_dataset(&args.dataset, &logs)?;
+    let predictions = load(&args, &loaded)?;
+    let run_id = common::run_id(args.run.run_id.as_deref(), &loaded.path);
+    let ctx = Arc::new(common::context(&loaded, &args.run, &run_id, false).await?);
+    let docker_for_cleanup = ctx.backend.docker().clone();
+
+    let work = evaluate_all(ctx.clone(), &loaded, predictions, &logs, &run_id, common::workers(&args.run));
+    let reports = tokio::select! {
+        reports = work => reports,
+        () = common::interrupted(docker_for_cleanup.clone()) => return Ok(exit::INTERRUPTED),
+    };
+    crate::engine::remove_session_containers(&docker_for_cleanup).await;
+
+    let mut code = exit::OK;
+    let mut by_model: std::collections::BTreeMap<String, Vec<InstanceReport>> = Default::default();
+    for report in reports {
+        by_model.entry(report.model.clone()).or_default().push(report);
+    }
+    for (model, reports) in by_model {
+        let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
+        let facts = report::facts_of(&loaded.instances);
+        let summary = report::summarize(&ids, &reports, &facts);
+        let path = logs.join(run::safe_component(&run_id)).join(run::safe_component(&model)).join("summary.json");
+        common::write_json(&path, &summary)?;
+        println!("{}", report::render_table(&model, &summary));
+        println!("summary: {}", path.display());
+        if reports.iter().any(|r| matches!(r.outcome, Outcome::BuildFailed | Outcome::InfraError)) {
+            code = exit::SOME_FAILED;
+        }
+    }
+    Ok(code)
+}
+
+fn load(args: &EvaluateArgs, loaded: &Loaded) -> anyhow::Result<Vec<(Instance, Prediction)>> {
+    let (predictions, path) = match args.predictions.as_deref() {
+        Some("gold") => (gold_predictions(&loaded.instances), PathBuf::from("gold")),
+        Some(file) => {
+            let path = PathBuf::from(file);
+            (load_predictions(&path).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?, path)
+        }
+        None if loaded.is_demo => {
+            let path = common::demo_dir().join("predictions.jsonl");
+            (load_predictions(&path).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?, path)
+        }
+        None => return Err(fail(exit::BAD_INPUT, "--predictions FILE (or `gold`) is required with --dataset")),
+    };
+    // With --instance-ids the dataset was filtered; predictions for the others are left out
+    // on purpose, not reported as unknown.
+    let predictions: Vec<Prediction> = if args.dataset.instance_ids.is_empty() {
+        predictions
+    } else {
+        predictions.into_iter().filter(|p| args.dataset.instance_ids.contains(&p.instance_id)).collect()
+    };
+    let matched = match_predictions(&loaded.instances, &predictions, &path).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
+    Ok(matched.pairs)
+}
+
+async fn evaluate_all(
+    ctx: Arc<Context>,
+    loaded: &Loaded,
+    pairs: Vec<(Instance, Prediction)>,
+    logs: &Path,
+    run_id: &str,
+    workers: usize,
+) -> Vec<InstanceReport> {
+    let bar = common::progress(pairs.len(), "evaluating");
+    let gate = Arc::new(Semaphore::new(workers));
+    let mut tasks = tokio::task::JoinSet::new();
+    for (instance, prediction) in pairs {
+        let ctx = ctx.clone();
+        let gate = gate.clone();
+        let repos = loaded.repos.clone();
+        let dir = run::instance_dir(logs, run_id, &prediction.model_name_or_path, &instance.instance_id);
+        let bar = bar.clone();
+        tasks.spawn(async move {
+            let _permit = gate.acquire_owned().await;
+            let report = run::evaluation::evaluate_one(&ctx, &repos, &instance, &prediction, &dir).await;
+            bar.println(format!("{:<40} {}", instance.instance_id, report.outcome));
+            bar.inc(1);
+            report
+        });
+    }
+    let mut reports = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok(report) => reports.push(report),
+            Err(e) => tracing::error!("an evaluation task failed: {e}"),
+        }
+    }
+    bar.finish_and_clear();
+    reports.sort_by(|a, b| (&a.model, &a.instance_id).cmp(&(&b.model, &b.instance_id)));
+    reports
+}

@@ -1,0 +1,1 @@
+//! `verdict localize`: localization scores, with no Docker.

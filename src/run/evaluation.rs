@@ -1,0 +1,157 @@
+//! One candidate patch, start to finish: reuse a finished report when the patch is unchanged,
+//! else run it, decide its outcome, grade it, and write `report.json` as soon as it is known.
+//! Every path ends in a report: a broken instance is an outcome, never a crashed run.
+
+use std::path::Path;
+
+use super::{execute, prepare, Context, RunRecord, RunStatus};
+use crate::dataset::repo::RepoStore;
+use crate::dataset::{Instance, Prediction};
+use crate::grade;
+use crate::parse::ParsedTests;
+use crate::report::{patch_sha256, tests_map, ApplyInfo, InstanceReport, LogFiles, Outcome, ParseInfo, Timing};
+
+/// Outcomes worth keeping across reruns; the others (the environment or the engine failed) are
+/// tried again.
+fn reusable(outcome: Outcome) -> bool {
+    !matches!(outcome, Outcome::BuildFailed | Outcome::InfraError)
+}
+
+/// Evaluates one prediction and writes `dir/report.json`.
+pub async fn evaluate_one(ctx: &Context, repos: &RepoStore, instance: &Instance, prediction: &Prediction, dir: &Path) -> InstanceReport {
+    let patch = prediction.model_patch.clone().unwrap_or_default();
+    let report_path = dir.join("report.json");
+    let sha = patch_sha256(&patch);
+    let prepared = prepare(ctx, instance);
+    let env_key = prepared.as_ref().map(|p| p.images.instance.tag.clone()).unwrap_or_default();
+    if let Ok(previous) = InstanceReport::read(&report_path) {
+        if previous.patch_sha256 == sha && previous.environment == env_key && reusable(previous.outcome) {
+            return previous;
+        }
+    }
+    let _ = std::fs::create_dir_all(dir);
+    let _ = std::fs::write(dir.join("patch.diff"), &patch);
+
+    let language = prepared.as_ref().map(|p| p.entry.language.clone()).unwrap_or_else(|_| "unknown".into());
+    let mut report = InstanceReport {
+        instance_id: instance.instance_id.clone(),
+        model: prediction.model_name_or_path.clone(),
+        repo: instance.repo.clone(),
+        language,
+        outcome: Outcome::InfraError,
+        reason: None,
+        patch_sha256: sha,
+        environment: env_key,
+        apply: ApplyInfo::default(),
+        flags: Vec::new(),
+        exit_code: None,
+        parse: None,
+        tests: None,
+        grade: None,
+        integrity: Vec::new(),
+        cost: prediction.cost.clone(),
+        timing: Timing::default(),
+        image_bytes: None,
+        localization: crate::localize::for_report(repos, instance, &patch),
+        logs: LogFiles { patch: Some("patch.diff".into()), ..Default::default() },
+    };
+
+    if patch.trim().is_empty() {
+        report.outcome = Outcome::EmptyPatch;
+        report.reason = Some("the prediction has no patch".into());
+        return finish(report, &report_path);
+    }
+    let prepared = match prepared {
+        Ok(p) => p,
+        Err(reason) => {
+            report.reason = Some(reason);
+            return finish(report, &report_path);
+        }
+    };
+    let globs = super::script::test_globs(&prepared.entry, &prepared.language);
+    let touched = super::script::touched_test_files(&patch, &globs, &instance.test_patch);
+    if !touched.is_empty() {
+        report.flags.push(format!(
+            "the candidate patch touches test files or test configuration (restored before the tests ran): {}",
+            touched.join(", ")
+        ));
+    }
+
+    let record = execute(ctx, &prepared, instance, Some(&patch), dir).await;
+    decide(&mut report, instance, record);
+    finish(report, &report_path)
+}
+
+/// Turns a run into an outcome, grading it when the tests ran.
+pub fn decide(report: &mut InstanceReport, instance: &Instance, record: RunRecord) {
+    report.exit_code = record.exit_code;
+    report.timing = Timing { wall_secs: record.wall_secs, cpu_secs: record.cpu_secs };
+    report.image_bytes = record.image_bytes;
+    let step = record.apply_step.clone();
+    report.apply = ApplyInfo { strict: step.as_deref() == Some("git_apply"), lenient: step.is_some(), step };
+    for file in &record.files {
+        match file.as_str() {
+            "eval.sh" => report.logs.eval_script = Some(file.clone()),
+            "test_output.txt" => report.logs.test_output = Some(file.clone()),
+            f if f.starts_with("reports/") => report.logs.reports.push(file.clone()),
+            _ => {}
+        }
+    }
+    match record.status {
+        RunStatus::BuildFailed { failure } => {
+            report.outcome = Outcome::BuildFailed;
+            report.logs.build_log = failure.log.as_ref().map(|p| p.display().to_string());
+            report.reason = Some(failure.to_string());
+        }
+        RunStatus::ApplyFailed => {
+            report.outcome = Outcome::PatchApplyFailed;
+            report.reason = Some("no step of the apply chain (git apply, git apply --3way, patch --fuzz=5) applied the patch; see output.txt".into());
+        }
+        RunStatus::TestPatchFailed => {
+            report.outcome = Outcome::InfraError;
+            report.reason = Some("the test patch did not apply after the test files were restored; see output.txt".into());
+        }
+        RunStatus::Timeout { secs } => {
+            report.outcome = Outcome::Timeout;
+            report.reason = Some(format!("the tests did not finish within {secs} s"));
+        }
+        RunStatus::Crashed { reason } => {
+            report.outcome = Outcome::InfraError;
+            report.reason = Some(reason);
+        }
+        RunStatus::Ran => match record.parsed {
+            Some(Ok(parsed)) => grade_into(report, instance, &parsed),
+            Some(Err(reason)) => {
+                report.outcome = Outcome::InfraError;
+                report.reason = Some(format!("the test output could not be read: {reason}"));
+            }
+            None => {
+                report.outcome = Outcome::InfraError;
+                report.reason = Some("the tests ran but produced nothing to parse".into());
+            }
+        },
+    }
+}
+
+/// Grades a parsed run into the report: tests, parse info, grade, integrity checks, outcome. A
+/// run whose exit code contradicts its parsed statuses is never counted as resolved.
+pub fn grade_into(report: &mut InstanceReport, instance: &Instance, parsed: &ParsedTests) {
+    let graded = grade::grade(&instance.fail_to_pass, &instance.pass_to_pass, parsed);
+    report.tests = Some(tests_map(parsed));
+    report.parse = Some(ParseInfo::from(parsed));
+    report.integrity = report.exit_code.and_then(|code| grade::check_exit_code(code, parsed)).into_iter().collect();
+    report.outcome = Outcome::from(graded.resolution);
+    report.reason = None;
+    if !report.integrity.is_empty() && report.outcome != Outcome::Unresolved {
+        report.reason = Some(format!("graded {} but downgraded: {}", report.outcome, report.integrity.join("; ")));
+        report.outcome = Outcome::InfraError;
+    }
+    report.grade = Some(graded);
+}
+
+fn finish(report: InstanceReport, path: &Path) -> InstanceReport {
+    if let Err(e) = report.write(path) {
+        tracing::error!("{e}");
+    }
+    report
+}

@@ -1,0 +1,49 @@
+//! Helpers for the integration tests: run the real `verdict` binary, read what it wrote.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+
+/// The Docker-backed tests share one engine and one image cache; they run one at a time so a
+/// cold machine builds each shared image once.
+pub fn docker_lock() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `verdict` with `args`, from the repository root.
+pub fn verdict(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(args)
+        .current_dir(repo_root())
+        .env("VERDICT_LOG", "warn")
+        .output()
+        .expect("the verdict binary runs")
+}
+
+pub fn text(output: &Output) -> String {
+    format!("{}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+/// A logs folder of its own for one test. The repository cache is shared through the
+/// bundles; images are shared through the engine.
+pub fn logs_dir(name: &str) -> PathBuf {
+    let dir = repo_root().join("target").join("test-logs").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+pub fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
