@@ -1,0 +1,93 @@
+//! `verdict evaluate` on the bundled demo: every instance's outcome, from real container runs.
+
+use crate::util::*;
+
+/// What every demo instance must produce: (instance id, outcome, apply step, flagged).
+/// The apply step is checked where it says something (`patch_fuzz` must not pass for strict).
+const EXPECTED: &[(&str, &str, Option<&str>, bool)] = &[
+    // Python / pytest
+    ("verdict-demo__pycalc-1", "resolved_full", Some("git_apply"), false),
+    ("verdict-demo__pycalc-2", "resolved_partial", Some("git_apply"), false),
+    ("verdict-demo__pycalc-3", "timeout", Some("git_apply"), false),
+    ("verdict-demo__pycalc-4", "resolved_full", Some("patch_fuzz"), false),
+    ("verdict-demo__textkit-1", "unresolved", Some("git_apply"), false),
+    ("verdict-demo__textkit-2", "patch_apply_failed", None, false),
+    ("verdict-demo__textkit-3", "empty_patch", None, false),
+    ("verdict-demo__textkit-4", "unresolved", Some("git_apply"), true),
+];
+
+#[test]
+fn demo_outcomes_from_real_containers() {
+    let _lock = docker_lock();
+    let logs = logs_dir("demo");
+    let logs_arg = logs.to_str().unwrap();
+    let out = verdict(&["evaluate", "--logs", logs_arg, "--run-id", "demo-test", "-j", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let printed = text(&out);
+
+    let model_dir = logs.join("demo-test").join("demo-model");
+    let mut seen = 0;
+    for (id, outcome, step, flagged) in EXPECTED {
+        let dir = model_dir.join(id);
+        let report = read_json(&dir.join("report.json"));
+        assert_eq!(report["outcome"], *outcome, "{id}: {report:#}");
+        if let Some(step) = step {
+            assert_eq!(report["apply"]["step"], *step, "{id}");
+            assert_eq!(report["apply"]["strict"], *step == "git_apply", "{id}");
+            assert_eq!(report["apply"]["lenient"], true, "{id}");
+        }
+        let flags = report["flags"].as_array().map(|f| f.len()).unwrap_or(0);
+        assert_eq!(flags > 0, *flagged, "{id} flags: {}", report["flags"]);
+        assert!(dir.join("patch.diff").exists(), "{id}");
+        if ["resolved_full", "resolved_partial", "unresolved"].contains(outcome) {
+            for file in ["eval.sh", "test_output.txt", "output.txt"] {
+                assert!(dir.join(file).exists(), "{id}: {file}");
+            }
+            assert!(report["grade"]["tests_status"].is_object(), "{id}");
+            assert!(report["exit_code"].is_i64(), "{id}");
+        }
+        assert!(printed.contains(id), "the terminal output names {id}");
+        seen += 1;
+    }
+    assert_eq!(seen, EXPECTED.len());
+
+    // The parsed ids keep pytest's parameters whole (spaces, brackets, ` - `), and xfail and
+    // skip are their own statuses.
+    let tests = read_json(&model_dir.join("verdict-demo__textkit-1").join("report.json"))["tests"].clone();
+    let all: Vec<(String, String)> = tests
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+        .collect();
+    assert!(all.iter().any(|(k, _)| k.contains('[') && k.contains(' ')), "{all:?}");
+
+    let summary = read_json(&model_dir.join("summary.json"));
+    let count = |o: &str| EXPECTED.iter().filter(|e| e.1 == o).count() as u64;
+    assert_eq!(summary["resolved_instances"], count("resolved_full"), "{summary:#}");
+    assert_eq!(summary["empty_patch_instances"], count("empty_patch"));
+    assert_eq!(summary["total_instances"].as_u64(), Some(EXPECTED.len() as u64));
+    assert_eq!(summary["timeout_ids"].as_array().unwrap().len() as u64, count("timeout"));
+
+    // A rerun of the same run id reuses every finished instance: nothing is rewritten.
+    let stamp = |id: &str| std::fs::metadata(model_dir.join(id).join("report.json")).unwrap().modified().unwrap();
+    let before: Vec<_> = EXPECTED.iter().map(|e| stamp(e.0)).collect();
+    let again = verdict(&["evaluate", "--logs", logs_arg, "--run-id", "demo-test"]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let after: Vec<_> = EXPECTED.iter().map(|e| stamp(e.0)).collect();
+    assert_eq!(before, after, "a rerun must reuse finished instances");
+
+    assert_no_containers_left();
+}
+
+/// No container of verdict's survives a run.
+pub fn assert_no_containers_left() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let docker = verdict::engine::connect().await.expect("engine");
+        let filters = std::collections::HashMap::from([("label".to_string(), vec![verdict::engine::OWNER_LABEL.to_string()])]);
+        let options = bollard::query_parameters::ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
+        let left = docker.list_containers(Some(options)).await.unwrap();
+        assert!(left.is_empty(), "containers left behind: {left:?}");
+    });
+}

@@ -1,0 +1,9 @@
+//! Integration tests, in one binary. The Docker-backed ones run the real `verdict` binary
+//! against a real engine (CI starts one with dockerfiles/engine.sh) on the bundled demo.
+
+mod util;
+
+mod bad_input;
+mod demo;
+mod docker_input;
+mod validate;
