@@ -112,9 +112,13 @@ class Repo:
         return diff
 
 
+# Litter a local test run leaves in a fixture source; never part of a fixture.
+LITTER = {"__pycache__", ".pytest_cache", "node_modules", "target"}
+
+
 def copy_tree(src, dst):
     for path in sorted(src.rglob("*")):
-        if path.is_file():
+        if path.is_file() and not LITTER.intersection(path.relative_to(src).parts):
             target = dst / path.relative_to(src)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
