@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::dataset::patch::changed_files;
 use crate::dataset::spec::{LanguageSpec, SpecEntry, TestArgs};
@@ -128,7 +128,8 @@ fn maven_arguments(paths: &[String]) -> Vec<String> {
 fn glob_set(globs: &[String]) -> GlobSet {
     let mut builder = GlobSetBuilder::new();
     for g in globs {
-        if let Ok(glob) = Glob::new(g) {
+        // `*` must not cross `/`, as in git's pathspecs; `**` does.
+        if let Ok(glob) = GlobBuilder::new(g).literal_separator(true).build() {
             builder.add(glob);
         }
     }
@@ -178,7 +179,7 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
              else reset_tree\n\
              \x20 if git apply --verbose --3way {IN_DIR}/candidate.diff; then step=git_apply_3way\n\
              \x20 else reset_tree\n\
-             \x20   if patch --batch --fuzz=5 -p1 -i {IN_DIR}/candidate.diff; then step=patch_fuzz\n\
+             \x20   if patch --batch --fuzz=5 --no-backup-if-mismatch -p1 -i {IN_DIR}/candidate.diff; then step=patch_fuzz\n\
              \x20   else reset_tree\n\
              \x20   fi\n\
              \x20 fi\n\

@@ -72,7 +72,7 @@ fn script_applies_restores_and_runs_in_order() {
         "export TZ=UTC",
         "git apply --verbose /verdict/in/candidate.diff",
         "git apply --verbose --3way",
-        "patch --batch --fuzz=5 -p1 -i",
+        "patch --batch --fuzz=5 --no-backup-if-mismatch -p1 -i",
         "echo \"$M APPLY $step\"",
         "git ls-files -z -- ':(glob)tests/**' ':(glob)**/conftest.py' | xargs -0 -r git checkout -q HEAD --",
         "git clean -fdq -- ':(glob)tests/**'",
