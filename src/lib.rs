@@ -4,4 +4,6 @@
 //! → [`report`], with [`localize`] beside it.
 
 pub mod dataset;
+pub mod grade;
 pub mod parse;
+pub mod report;
