@@ -30,6 +30,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use serde::{Deserialize, Serialize};
 
@@ -109,14 +112,16 @@ pub fn patch_files(patch: &str) -> BTreeSet<String> {
     files
 }
 
+/// Images in an issue: a markdown or HTML image, a link to an image file or to GitHub's
+/// attachment hosts. A bare file name such as `plot.png` in prose is not an image.
+static IMAGE_IN_TEXT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)!\[[^\]]*\]\(|<img\s|https?://\S+\.(png|jpe?g|gif|webp|svg|bmp)\b|user-images\.githubusercontent\.com/|github\.com/user-attachments/",
+    )
+    .expect("the image pattern is a valid regex")
+});
+
 fn has_images(instance: &Instance) -> bool {
-    let text = instance.problem_statement.to_ascii_lowercase();
-    let image_link = [".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"].iter().any(|ext| {
-        text.match_indices(ext).any(|(i, _)| {
-            let after = text[i + ext.len()..].chars().next();
-            after.map_or(true, |c| !c.is_ascii_alphanumeric())
-        })
-    });
     let field =
         ["image_urls", "images", "image_assets"].iter().any(|k| match instance.extra.get(*k) {
             Some(serde_json::Value::Array(items)) => !items.is_empty(),
@@ -124,7 +129,7 @@ fn has_images(instance: &Instance) -> bool {
             Some(serde_json::Value::Object(map)) => !map.is_empty(),
             _ => false,
         });
-    text.contains("![") || text.contains("<img") || image_link || field
+    field || IMAGE_IN_TEXT.is_match(&instance.problem_statement)
 }
 
 /// Counts and rates for one group of instances.

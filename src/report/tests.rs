@@ -166,6 +166,20 @@ fn facts_drive_scope_and_image_breakdowns() {
 }
 
 #[test]
+fn images_are_found_in_links_not_in_file_names() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dataset/instances.json");
+    let mut instance = load_instances(&path).unwrap().remove(0);
+    let visual = |text: &str, i: &mut crate::dataset::Instance| {
+        i.problem_statement = text.to_string();
+        InstanceFacts::from_instance(i, None).visual
+    };
+    assert!(!visual("savefig('plot.png') writes an empty file", &mut instance));
+    assert!(visual("see https://example.invalid/a/shot.PNG?raw=1", &mut instance));
+    assert!(visual("<img width=\"300\" src=\"x\">", &mut instance));
+    assert!(visual("![image](https://github.com/user-attachments/assets/0b1c)", &mut instance));
+}
+
+#[test]
 fn patch_files_reads_git_and_plain_diffs() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dataset/instances.json");
     let instances = load_instances(&path).unwrap();

@@ -54,6 +54,7 @@
 //! without prices are kept with no dollar figure. A negative figure or a field of the wrong
 //! type is an error naming the field.
 
+mod document;
 mod fields;
 mod instance;
 mod prediction;
@@ -112,6 +113,11 @@ pub enum LoadError {
     #[error("{path}, {at}: {message}")]
     Conflict { path: PathBuf, at: Location, message: String },
     #[error(
+        "{path}: key {key:?} appears twice in the object; each instance id may be a key only \
+         once, so remove one (verdict does not keep the last one)"
+    )]
+    DuplicateKey { path: PathBuf, key: String },
+    #[error(
         "{path}: instance {id} appears twice ({first} and {second}); remove one of them, \
          instance ids must be unique"
     )]
@@ -146,7 +152,7 @@ pub(crate) struct Record {
 
 /// Reads every instance of a dataset file. See the module doc for the accepted shapes.
 pub fn load_instances(path: &Path) -> Result<Vec<Instance>, LoadError> {
-    let records = read_records(path, "instances")?;
+    let records = document::read_records(path, "instances")?;
     let mut seen: HashMap<String, Location> = HashMap::new();
     let mut instances = Vec::with_capacity(records.len());
     for record in records {
@@ -169,7 +175,7 @@ pub fn load_instances(path: &Path) -> Result<Vec<Instance>, LoadError> {
 /// Reads every prediction of a predictions file. See the module doc for the accepted shapes
 /// and the cost fields.
 pub fn load_predictions(path: &Path) -> Result<Vec<Prediction>, LoadError> {
-    let records = read_records(path, "predictions")?;
+    let records = document::read_records(path, "predictions")?;
     let mut seen: HashMap<(String, String), Location> = HashMap::new();
     let mut predictions = Vec::with_capacity(records.len());
     for record in records {
@@ -274,96 +280,6 @@ pub fn write_instances_jsonl(path: &Path, instances: &[Instance]) -> Result<(), 
     file.flush().map_err(write_err)?;
     file.persist(path).map_err(|e| write_err(e.error))?;
     Ok(())
-}
-
-/// Reads a file and splits it into records, recognising its shape from the content.
-pub(crate) fn read_records(path: &Path, what: &'static str) -> Result<Vec<Record>, LoadError> {
-    let bytes = std::fs::read(path)
-        .map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
-    let text = match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
-            return Err(LoadError::NotUtf8 { path: path.to_path_buf(), line });
-        }
-    };
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    if text.trim().is_empty() {
-        return Err(LoadError::Empty { path: path.to_path_buf(), what });
-    }
-    let records = match serde_json::from_str::<Value>(text) {
-        Ok(value) => {
-            let start = text.len() - text.trim_start().len();
-            whole_document(value, 1 + text[..start].matches('\n').count())
-        }
-        Err(whole) => {
-            // A document that is not one JSON value is JSONL when its first non-blank line
-            // is a JSON value on its own; otherwise the whole-document error is the one to show.
-            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            if serde_json::from_str::<Value>(first).is_ok() {
-                jsonl(path, text)?
-            } else {
-                return Err(LoadError::Json {
-                    path: path.to_path_buf(),
-                    at: Location::Line(whole.line().max(1)),
-                    message: json_message(&whole),
-                });
-            }
-        }
-    };
-    if records.is_empty() {
-        return Err(LoadError::Empty { path: path.to_path_buf(), what });
-    }
-    Ok(records)
-}
-
-/// The records of a file that is one JSON value; `line` is where that value starts.
-fn whole_document(value: Value, line: usize) -> Vec<Record> {
-    match value {
-        Value::Array(items) => items
-            .into_iter()
-            .enumerate()
-            .map(|(i, value)| Record { at: Location::Index(i), key: None, value })
-            .collect(),
-        Value::Object(map) if is_single_record(&map) => {
-            vec![Record { at: Location::Line(line), key: None, value: Value::Object(map) }]
-        }
-        Value::Object(map) => map
-            .into_iter()
-            .map(|(key, value)| Record { at: Location::Key(key.clone()), key: Some(key), value })
-            .collect(),
-        // A scalar at the top level: reported as a record that is not an object.
-        other => vec![Record { at: Location::Line(line), key: None, value: other }],
-    }
-}
-
-fn is_single_record(map: &serde_json::Map<String, Value>) -> bool {
-    map.get("instance_id").is_some_and(Value::is_string)
-        || (map.contains_key("org") && map.contains_key("number"))
-}
-
-fn jsonl(path: &Path, text: &str) -> Result<Vec<Record>, LoadError> {
-    let mut records = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value = serde_json::from_str::<Value>(line).map_err(|e| LoadError::Json {
-            path: path.to_path_buf(),
-            at: Location::Line(i + 1),
-            message: json_message(&e),
-        })?;
-        records.push(Record { at: Location::Line(i + 1), key: None, value });
-    }
-    Ok(records)
-}
-
-/// serde_json's message without its trailing "at line L column C", with the column kept.
-fn json_message(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    let base = text.rsplit_once(" at line ").map_or(text.as_str(), |(base, _)| base);
-    format!("{base} at column {}", e.column())
 }
 
 /// The name a JSON value's type goes by in error messages.

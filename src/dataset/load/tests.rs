@@ -258,6 +258,19 @@ fn duplicate_instances_are_an_error() {
 }
 
 #[test]
+fn a_repeated_key_in_a_keyed_file_is_an_error() {
+    let text = "{\"a\": {\"model_name_or_path\": \"m\", \"model_patch\": \"x\"},\n \"a\": {\"model_name_or_path\": \"m\", \"model_patch\": \"y\"}}";
+    let (err, path, _dir) = prediction_error("p.json", text);
+    assert_eq!(
+        err,
+        format!(
+            "{}: key \"a\" appears twice in the object; each instance id may be a key only once, so remove one (verdict does not keep the last one)",
+            path.display()
+        )
+    );
+}
+
+#[test]
 fn keyed_record_whose_id_differs_from_its_key_is_an_error() {
     let (err, _, _dir) =
         instance_error("d.json", &format!("{{\"a\": {{\"instance_id\": \"b\", {ROW}}}}}"));
