@@ -1,5 +1,5 @@
 //! Grading: from a dataset's FAIL_TO_PASS / PASS_TO_PASS lists and one parsed test run to a
-//! resolution (DOMAIN §2.6), plus deriving those lists from validation runs ([`derive`]) and
+//! resolution (DOMAIN §2.6), plus deriving those lists from validation runs ([`derive`](mod@derive)) and
 //! checking the test command's exit code against the parsed statuses ([`integrity`]).
 //!
 //! # Rules
