@@ -1,6 +1,7 @@
 //! Grading: from a dataset's FAIL_TO_PASS / PASS_TO_PASS lists and one parsed test run to a
-//! resolution (DOMAIN §2.6), plus deriving those lists from validation runs ([`derive`](mod@derive)) and
-//! checking the test command's exit code against the parsed statuses ([`integrity`]).
+//! resolution (DOMAIN §2.6), plus deriving those lists from validation runs
+//! ([`derive`](mod@derive)) and checking the test command's exit code against the parsed
+//! statuses ([`integrity`]).
 //!
 //! # Rules
 //! - A listed test passes when its status is PASSED or XFAIL. SKIPPED is never a pass, and a
