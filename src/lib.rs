@@ -2,10 +2,14 @@
 //!
 //! The modules follow the pipeline: [`dataset`] → [`images`] → [`run`] → [`parse`] → [`grade`]
 //! → [`report`], with [`localize`] beside it. [`engine`] owns the Docker connection and the
-//! cleanup of verdict's containers.
+//! cleanup of verdict's containers; [`cli`] the command line.
 
+pub mod cli;
 pub mod dataset;
 pub mod engine;
+pub mod grade;
 pub mod images;
+pub mod localize;
 pub mod parse;
+pub mod report;
 pub mod run;

@@ -169,3 +169,16 @@ pub fn progress(len: usize, what: &str) -> indicatif::ProgressBar {
     bar.enable_steady_tick(Duration::from_millis(200));
     bar
 }
+
+/// What the summary needs to know of every instance: repository, language (from its spec),
+/// single- or cross-file gold patch, images in the issue.
+pub fn facts(loaded: &Loaded) -> std::collections::BTreeMap<String, crate::report::InstanceFacts> {
+    loaded
+        .instances
+        .iter()
+        .map(|i| {
+            let language = crate::run::resolve_spec(&loaded.specs, i).ok().map(|(entry, _)| entry.language);
+            (i.instance_id.clone(), crate::report::InstanceFacts::from_instance(i, language.as_deref()))
+        })
+        .collect()
+}

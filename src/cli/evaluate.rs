@@ -47,11 +47,11 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
     }
     for (model, reports) in by_model {
         let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
-        let facts = report::facts_of(&loaded.instances);
+        let facts = super::common::facts(&loaded);
         let summary = report::summarize(&ids, &reports, &facts);
         let path = logs.join(run::safe_component(&run_id)).join(run::safe_component(&model)).join("summary.json");
         common::write_json(&path, &summary)?;
-        println!("{}", report::render_table(&model, &summary));
+        println!("model: {model}\n{}", report::render_table(&summary));
         println!("summary: {}", path.display());
         if reports.iter().any(|r| matches!(r.outcome, Outcome::BuildFailed | Outcome::InfraError)) {
             code = exit::SOME_FAILED;

@@ -33,7 +33,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
         .map_err(|e| fail(exit::BAD_INPUT, format!("no run {run_id} in {}: {e}", args.logs.display())))?;
     let by_id: BTreeMap<&str, &crate::dataset::Instance> = loaded.instances.iter().map(|i| (i.instance_id.as_str(), i)).collect();
     let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
-    let facts = report::facts_of(&loaded.instances);
+    let facts = super::common::facts(&loaded);
     let mut any = false;
     for model_dir in models.flatten().map(|e| e.path()).filter(|p| p.is_dir()) {
         let mut reports = Vec::new();
@@ -58,7 +58,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
         let summary = report::summarize(&ids, &reports, &facts);
         common::write_json(&model_dir.join("summary.json"), &summary)?;
         let model = model_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        println!("{}", report::render_table(&model, &summary));
+        println!("model: {model}\n{}", report::render_table(&summary));
         println!("summary: {}", model_dir.join("summary.json").display());
     }
     if !any {

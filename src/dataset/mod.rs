@@ -1,12 +1,17 @@
 //! Datasets and predictions: reading SWE-bench, OmniGIRL and Multi-SWE-bench style files
 //! (JSON arrays, JSONL, or objects keyed by instance id) into [`Instance`] and [`Prediction`].
 
+pub mod load;
 pub mod patch;
 pub mod repo;
 pub mod spec;
 
-use serde::{Deserialize, Serialize};
+pub use load::{
+    gold_predictions, load_instances, load_predictions, match_predictions, write_instances_jsonl,
+    LoadError, Location, Matched, GOLD_MODEL,
+};
 
+use serde::{Deserialize, Serialize};
 
 /// One task instance. Unknown fields are kept in `extra` and written back unchanged when
 /// verdict writes a completed dataset.
@@ -48,7 +53,8 @@ pub struct Prediction {
 }
 
 /// The cost of producing a prediction, from the prediction file's optional fields:
-/// `cost` (dollars), or `usage` token counts with per-million-token prices.
+/// `cost` (dollars), or `usage` token counts with per-million-token prices. The fields and
+/// the arithmetic are documented in [`load`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Cost {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -57,4 +63,17 @@ pub struct Cost {
     pub input_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
+    /// Where `dollars` came from; `None` when there is no dollar figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<CostSource>,
+}
+
+/// Where a prediction's dollar cost came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CostSource {
+    /// A dollar figure in the predictions file (`cost`, `model_cost`).
+    Reported,
+    /// Token counts times the per-million-token prices given in the file.
+    Tokens,
 }

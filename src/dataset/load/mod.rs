@@ -1,0 +1,295 @@
+//! Reading dataset and prediction files into [`Instance`] and [`Prediction`], pairing them,
+//! and writing a completed dataset back out.
+//!
+//! # Accepted file shapes
+//! The shape is recognised from the content, never from the file name:
+//! - a JSON array of records;
+//! - JSONL: one record per line, blank lines allowed;
+//! - a JSON object keyed by instance id (`{"id": {record}, ...}`); a record without its own
+//!   `instance_id` takes the key, and a record whose `instance_id` differs from its key is an
+//!   error.
+//!
+//! A single object that has an `instance_id` (or Multi-SWE-bench's `org` and `number`) is one
+//! record, as a one-line JSONL file would be.
+//!
+//! # Instances
+//! Required: `instance_id`, `repo` (`owner/name`), `base_commit`, `patch`, `test_patch`.
+//! Optional: `problem_statement`, `version` (a string or a number), `FAIL_TO_PASS` and
+//! `PASS_TO_PASS` (a JSON array of strings, or a string holding one; missing or null is an
+//! empty list), `harness` (an inline spec entry). Every other field is kept in
+//! [`Instance::extra`] and written back by [`write_instances_jsonl`].
+//!
+//! Multi-SWE-bench records (`org`, `repo` = name, `number`, `base.sha`, `fix_patch`,
+//! `resolved_issues`, and per-test maps `f2p_tests`, `s2p_tests`, `n2p_tests`, `p2p_tests`) are
+//! mapped when they carry no `patch`: the id defaults to `org__repo-number`, `repo` becomes
+//! `org/repo`, `patch` is `fix_patch`, `base_commit` is `base.sha`, `problem_statement` joins
+//! the resolved issues' titles and bodies, FAIL_TO_PASS is the keys of `f2p_tests`,
+//! `s2p_tests` and `n2p_tests` (each must go from not passing to passing), and PASS_TO_PASS the
+//! keys of `p2p_tests`. The original maps stay in `extra`.
+//!
+//! # Predictions
+//! Required: `instance_id` and `model_patch` (a string; `null` or `""` means no patch, which
+//! is graded as the `empty_patch` outcome). `model_name_or_path` is required too, except in
+//! Multi-SWE-bench prediction records (`org`, `repo`, `number`, `fix_patch`), which have no
+//! model field: there it defaults to the file's stem. `fix_patch` is read when `model_patch`
+//! is absent; a record with both, differing, is an error.
+//!
+//! Two predictions for the same instance and model are an error: verdict never keeps "the
+//! last one". Predictions for instances the dataset lacks are an error of
+//! [`match_predictions`].
+//!
+//! # Prediction cost
+//! No public prediction file carries cost, so verdict reads these optional fields, in order:
+//! - `cost`: a number of dollars, or an object with a dollar figure under `total_cost`,
+//!   `total`, `dollars`, `usd` or `cost`, and optionally token counts (`input_tokens` or
+//!   `prompt_tokens`, `output_tokens` or `completion_tokens`);
+//! - `model_cost`: a number of dollars, read only when `cost` gives no dollar figure;
+//! - `usage`: an object with `prompt_tokens` or `input_tokens`, and `completion_tokens` or
+//!   `output_tokens`;
+//! - `price_per_million_input` and `price_per_million_output`: dollars per million tokens.
+//!
+//! A dollar figure found in the file is used as is ([`CostSource::Reported`](crate::dataset::CostSource::Reported)). Without one,
+//! when token counts and a price for each counted kind are present, the dollars are
+//! `input × price_in / 10⁶ + output × price_out / 10⁶` ([`CostSource::Tokens`](crate::dataset::CostSource::Tokens)). Token counts
+//! without prices are kept with no dollar figure. A negative figure or a field of the wrong
+//! type is an error naming the field.
+
+mod document;
+mod fields;
+mod instance;
+mod prediction;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{Instance, Prediction};
+
+/// Where in a file a record sits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A 1-based line (JSONL records, and JSON syntax errors).
+    Line(usize),
+    /// A 0-based position in a top-level JSON array.
+    Index(usize),
+    /// A key of a top-level JSON object.
+    Key(String),
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Line(line) => write!(f, "line {line}"),
+            Location::Index(index) => write!(f, "array element [{index}]"),
+            Location::Key(key) => write!(f, "key {key:?}"),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path}, line {line}: not UTF-8 text; save the file as UTF-8 JSON or JSONL")]
+    NotUtf8 { path: PathBuf, line: usize },
+    #[error(
+        "{path} holds no {what}; give a JSON array, JSONL (one object per line) or an object \
+         keyed by instance_id"
+    )]
+    Empty { path: PathBuf, what: &'static str },
+    #[error("{path}, {at}: malformed JSON ({message}); fix or remove it")]
+    Json { path: PathBuf, at: Location, message: String },
+    #[error("{path}, {at}: expected a JSON object for one {what}, found {found}")]
+    NotAnObject { path: PathBuf, at: Location, what: &'static str, found: &'static str },
+    #[error("{path}, {at}: missing required field `{field}`; {hint}")]
+    MissingField { path: PathBuf, at: Location, field: &'static str, hint: String },
+    #[error("{path}, {at}: field `{field}` should be {expected}, found {found}")]
+    WrongType { path: PathBuf, at: Location, field: String, expected: String, found: String },
+    #[error("{path}, {at}: {message}")]
+    Conflict { path: PathBuf, at: Location, message: String },
+    #[error(
+        "{path}: key {key:?} appears twice in the object; each instance id may be a key only \
+         once, so remove one (verdict does not keep the last one)"
+    )]
+    DuplicateKey { path: PathBuf, key: String },
+    #[error(
+        "{path}: instance {id} appears twice ({first} and {second}); remove one of them, \
+         instance ids must be unique"
+    )]
+    DuplicateInstance { path: PathBuf, id: String, first: Location, second: Location },
+    #[error(
+        "{path}: model {model} has two predictions for instance {id} ({first} and {second}); \
+         keep exactly one, verdict does not pick one for you"
+    )]
+    DuplicatePrediction {
+        path: PathBuf,
+        id: String,
+        model: String,
+        first: Location,
+        second: Location,
+    },
+    #[error(
+        "{path}: {} prediction(s) name instances the dataset does not have: {}; check that \
+         --dataset is the right file, or remove these predictions",
+        .ids.len(), .ids.join(", ")
+    )]
+    UnknownInstances { path: PathBuf, ids: Vec<String> },
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
+/// One record of a file: where it is, the key it sat under (keyed objects), and its value.
+pub(crate) struct Record {
+    pub at: Location,
+    pub key: Option<String>,
+    pub value: Value,
+}
+
+/// Reads every instance of a dataset file. See the module doc for the accepted shapes.
+pub fn load_instances(path: &Path) -> Result<Vec<Instance>, LoadError> {
+    let records = document::read_records(path, "instances")?;
+    let mut seen: HashMap<String, Location> = HashMap::new();
+    let mut instances = Vec::with_capacity(records.len());
+    for record in records {
+        let at = record.at.clone();
+        let instance = instance::from_record(path, record)?;
+        if let Some(first) = seen.get(&instance.instance_id) {
+            return Err(LoadError::DuplicateInstance {
+                path: path.to_path_buf(),
+                id: instance.instance_id,
+                first: first.clone(),
+                second: at,
+            });
+        }
+        seen.insert(instance.instance_id.clone(), at);
+        instances.push(instance);
+    }
+    Ok(instances)
+}
+
+/// Reads every prediction of a predictions file. See the module doc for the accepted shapes
+/// and the cost fields.
+pub fn load_predictions(path: &Path) -> Result<Vec<Prediction>, LoadError> {
+    let records = document::read_records(path, "predictions")?;
+    let mut seen: HashMap<(String, String), Location> = HashMap::new();
+    let mut predictions = Vec::with_capacity(records.len());
+    for record in records {
+        let at = record.at.clone();
+        let prediction = prediction::from_record(path, record)?;
+        let key = (prediction.model_name_or_path.clone(), prediction.instance_id.clone());
+        if let Some(first) = seen.get(&key) {
+            return Err(LoadError::DuplicatePrediction {
+                path: path.to_path_buf(),
+                id: prediction.instance_id,
+                model: prediction.model_name_or_path,
+                first: first.clone(),
+                second: at,
+            });
+        }
+        seen.insert(key, at);
+        predictions.push(prediction);
+    }
+    Ok(predictions)
+}
+
+/// Each instance's own gold patch as a prediction of the model `gold`
+/// (`--predictions gold`).
+pub fn gold_predictions(instances: &[Instance]) -> Vec<Prediction> {
+    instances
+        .iter()
+        .map(|instance| Prediction {
+            instance_id: instance.instance_id.clone(),
+            model_name_or_path: GOLD_MODEL.to_string(),
+            model_patch: Some(instance.patch.clone()),
+            cost: None,
+        })
+        .collect()
+}
+
+/// The model name of [`gold_predictions`].
+pub const GOLD_MODEL: &str = "gold";
+
+/// Predictions paired with their instances.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Matched {
+    /// In dataset order; an instance's predictions in the order of the predictions file.
+    pub pairs: Vec<(Instance, Prediction)>,
+    /// Ids of dataset instances that no prediction names, in dataset order.
+    pub unpredicted: Vec<String>,
+}
+
+/// Pairs each prediction with its instance. A prediction for an instance the dataset does
+/// not have is an error that lists every such id and names `predictions_path`.
+pub fn match_predictions(
+    instances: &[Instance],
+    predictions: &[Prediction],
+    predictions_path: &Path,
+) -> Result<Matched, LoadError> {
+    let known: HashMap<&str, usize> = instances
+        .iter()
+        .enumerate()
+        .map(|(i, instance)| (instance.instance_id.as_str(), i))
+        .collect();
+    let mut by_instance: BTreeMap<usize, Vec<&Prediction>> = BTreeMap::new();
+    let mut unknown: Vec<String> = Vec::new();
+    for prediction in predictions {
+        match known.get(prediction.instance_id.as_str()) {
+            Some(&i) => by_instance.entry(i).or_default().push(prediction),
+            None if unknown.contains(&prediction.instance_id) => {}
+            None => unknown.push(prediction.instance_id.clone()),
+        }
+    }
+    if !unknown.is_empty() {
+        return Err(LoadError::UnknownInstances {
+            path: predictions_path.to_path_buf(),
+            ids: unknown,
+        });
+    }
+    let mut matched = Matched { pairs: Vec::new(), unpredicted: Vec::new() };
+    for (i, instance) in instances.iter().enumerate() {
+        match by_instance.get(&i) {
+            Some(list) => {
+                matched.pairs.extend(list.iter().map(|p| (instance.clone(), (*p).clone())))
+            }
+            None => matched.unpredicted.push(instance.instance_id.clone()),
+        }
+    }
+    Ok(matched)
+}
+
+/// Writes instances as JSONL, one per line, with their extra fields as they were read and
+/// the test lists as JSON arrays. The file is replaced atomically (written beside it, then
+/// renamed), so an interrupted write never leaves half a dataset.
+pub fn write_instances_jsonl(path: &Path, instances: &[Instance]) -> Result<(), LoadError> {
+    let write_err = |source: std::io::Error| LoadError::Write { path: path.to_path_buf(), source };
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(write_err)?;
+    for instance in instances {
+        let line =
+            serde_json::to_string(instance).map_err(|e| write_err(std::io::Error::other(e)))?;
+        writeln!(file, "{line}").map_err(write_err)?;
+    }
+    file.flush().map_err(write_err)?;
+    file.persist(path).map_err(|e| write_err(e.error))?;
+    Ok(())
+}
+
+/// The name a JSON value's type goes by in error messages.
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

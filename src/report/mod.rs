@@ -1,0 +1,230 @@
+//! Reports: the per-instance `report.json` ([`InstanceReport`]), the run summary
+//! ([`summary`]), the terminal table ([`table`]) and the `verdict validate` / `check-envs`
+//! report types ([`validation`]). Plain data the pipeline fills, plus pure functions over it.
+
+pub mod summary;
+pub mod table;
+pub mod validation;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub use summary::{summarize, Breakdown, CostSummary, InstanceFacts, OwnCost, Rate, Summary};
+pub use table::{render_comparison, render_table};
+pub use validation::{
+    drift_from_grade, validation_status, CheckEnvReport, Drift, ValidationReport, ValidationStatus,
+};
+
+use crate::dataset::Cost;
+use crate::grade::{Grade, Resolution};
+use crate::parse::{Disagreement, ParsedTests, ResultSource, TestStatus};
+
+/// How one instance's evaluation ended. Exactly one per instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    ResolvedFull,
+    ResolvedPartial,
+    Unresolved,
+    PatchApplyFailed,
+    EmptyPatch,
+    Timeout,
+    BuildFailed,
+    InfraError,
+}
+
+impl Outcome {
+    pub const ALL: [Outcome; 8] = [
+        Outcome::ResolvedFull,
+        Outcome::ResolvedPartial,
+        Outcome::Unresolved,
+        Outcome::PatchApplyFailed,
+        Outcome::EmptyPatch,
+        Outcome::Timeout,
+        Outcome::BuildFailed,
+        Outcome::InfraError,
+    ];
+
+    /// A test run produced gradable output (SWE-bench's "completed").
+    pub fn is_completed(self) -> bool {
+        matches!(self, Outcome::ResolvedFull | Outcome::ResolvedPartial | Outcome::Unresolved)
+    }
+
+    /// Counted among SWE-bench's `error_instances` (it counts apply failures as errors too).
+    pub fn is_error(self) -> bool {
+        matches!(
+            self,
+            Outcome::PatchApplyFailed
+                | Outcome::Timeout
+                | Outcome::BuildFailed
+                | Outcome::InfraError
+        )
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::ResolvedFull => "resolved_full",
+            Outcome::ResolvedPartial => "resolved_partial",
+            Outcome::Unresolved => "unresolved",
+            Outcome::PatchApplyFailed => "patch_apply_failed",
+            Outcome::EmptyPatch => "empty_patch",
+            Outcome::Timeout => "timeout",
+            Outcome::BuildFailed => "build_failed",
+            Outcome::InfraError => "infra_error",
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl From<Resolution> for Outcome {
+    fn from(resolution: Resolution) -> Self {
+        match resolution {
+            Resolution::Full => Outcome::ResolvedFull,
+            Resolution::Partial => Outcome::ResolvedPartial,
+            Resolution::No => Outcome::Unresolved,
+        }
+    }
+}
+
+/// How the candidate patch was applied.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApplyInfo {
+    /// The step of the apply chain that succeeded (`git_apply`, `git_apply_3way`,
+    /// `patch_fuzz`, …), or `None` when none did or none was tried.
+    pub step: Option<String>,
+    /// Applied without fuzz (plain `git apply`).
+    pub strict: bool,
+    /// Applied by any step of the chain, fuzz included.
+    pub lenient: bool,
+}
+
+/// What the log parser said about its own work.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParseInfo {
+    pub source: ResultSource,
+    #[serde(default)]
+    pub disagreements: Vec<Disagreement>,
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl From<&ParsedTests> for ParseInfo {
+    fn from(parsed: &ParsedTests) -> Self {
+        ParseInfo {
+            source: parsed.source,
+            disagreements: parsed.disagreements.clone(),
+            notes: parsed.notes.clone(),
+        }
+    }
+}
+
+/// verdict's own time for one instance.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    pub wall_secs: f64,
+    pub cpu_secs: Option<f64>,
+}
+
+/// Log files of one instance, as paths relative to the instance folder.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogFiles {
+    pub patch: Option<String>,
+    pub eval_script: Option<String>,
+    pub test_output: Option<String>,
+    /// Structured reports collected from the run (JUnit XML, jest/mocha JSON, surefire XML).
+    #[serde(default)]
+    pub reports: Vec<String>,
+    /// The image build log, for `build_failed` (may point outside the instance folder).
+    pub build_log: Option<String>,
+}
+
+/// `logs/<run_id>/<model>/<instance_id>/report.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstanceReport {
+    pub instance_id: String,
+    pub model: String,
+    pub repo: String,
+    pub language: String,
+    pub outcome: Outcome,
+    /// Why, for every outcome other than the resolved ones and `unresolved`.
+    pub reason: Option<String>,
+    /// The cache key of the candidate patch ([`patch_sha256`]).
+    pub patch_sha256: String,
+    /// The instance image the run used (its tag hashes every input of the environment). A
+    /// rerun reuses this report only when both the patch and the environment are unchanged.
+    #[serde(default)]
+    pub environment: String,
+    pub apply: ApplyInfo,
+    /// Things a reader must know, e.g. `touches test files: tests/test_x.py, conftest.py`.
+    #[serde(default)]
+    pub flags: Vec<String>,
+    pub exit_code: Option<i64>,
+    pub parse: Option<ParseInfo>,
+    pub tests: Option<BTreeMap<String, TestStatus>>,
+    pub grade: Option<Grade>,
+    /// Integrity warnings (exit code against statuses, and the like).
+    #[serde(default)]
+    pub integrity: Vec<String>,
+    pub cost: Option<Cost>,
+    pub timing: Timing,
+    pub image_bytes: Option<u64>,
+    pub localization: Option<serde_json::Value>,
+    pub logs: LogFiles,
+}
+
+impl InstanceReport {
+    /// Resolved in SWE-bench's sense: every FAIL_TO_PASS and PASS_TO_PASS test passes.
+    pub fn resolved(&self) -> bool {
+        self.outcome == Outcome::ResolvedFull
+    }
+
+    /// Writes the report as pretty JSON.
+    pub fn write(&self, path: &Path) -> Result<(), ReportError> {
+        let text = serde_json::to_string_pretty(self).map_err(|e| ReportError::Write {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(e),
+        })?;
+        std::fs::write(path, text + "\n")
+            .map_err(|source| ReportError::Write { path: path.to_path_buf(), source })
+    }
+
+    /// Reads a report written by [`InstanceReport::write`].
+    pub fn read(path: &Path) -> Result<Self, ReportError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ReportError::Read { path: path.to_path_buf(), source })?;
+        serde_json::from_str(&text)
+            .map_err(|e| ReportError::Invalid { path: path.to_path_buf(), message: e.to_string() })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("cannot read report {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("report {path} is not a verdict report ({message}); delete it to rerun the instance")]
+    Invalid { path: PathBuf, message: String },
+    #[error("cannot write report {path}: {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
+/// Hex SHA-256 of a candidate patch (an absent patch hashes as the empty string).
+pub fn patch_sha256(patch: &str) -> String {
+    hex::encode(Sha256::digest(patch.as_bytes()))
+}
+
+/// The test id → status map stored in a report.
+pub fn tests_map(parsed: &ParsedTests) -> BTreeMap<String, TestStatus> {
+    parsed.tests.iter().map(|(id, r)| (id.clone(), r.status)).collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,352 @@
+//! Tests of report serialization, summary counting, the tables and the validation helpers.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::*;
+use crate::dataset::{load_instances, Cost};
+use crate::grade::{derive_lists, grade};
+use crate::parse::{ResultSource, TestResult};
+
+fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceReport {
+    let applied =
+        !matches!(outcome, Outcome::PatchApplyFailed | Outcome::EmptyPatch | Outcome::BuildFailed);
+    InstanceReport {
+        instance_id: id.into(),
+        model: "m".into(),
+        repo: repo.into(),
+        language: language.into(),
+        outcome,
+        reason: None,
+        patch_sha256: patch_sha256(id),
+        apply: ApplyInfo {
+            step: applied.then(|| "git_apply".into()),
+            strict: applied,
+            lenient: applied,
+        },
+        flags: Vec::new(),
+        exit_code: None,
+        parse: None,
+        tests: None,
+        grade: None,
+        integrity: Vec::new(),
+        cost: None,
+        timing: Timing { wall_secs: 2.0, cpu_secs: Some(1.5) },
+        image_bytes: Some(1_000_000),
+        localization: None,
+        logs: LogFiles::default(),
+    }
+}
+
+/// Ten instances, nine submitted, one of every outcome and a second resolved one.
+fn sample() -> (Vec<String>, Vec<InstanceReport>) {
+    let mut reports = vec![
+        report("a", Outcome::ResolvedFull, "python", "o/py"),
+        report("b", Outcome::ResolvedFull, "java", "o/jv"),
+        report("c", Outcome::ResolvedPartial, "python", "o/py"),
+        report("d", Outcome::Unresolved, "python", "o/py"),
+        report("e", Outcome::PatchApplyFailed, "java", "o/jv"),
+        report("f", Outcome::EmptyPatch, "python", "o/py"),
+        report("g", Outcome::Timeout, "python", "o/py"),
+        report("h", Outcome::BuildFailed, "java", "o/jv"),
+        report("i", Outcome::InfraError, "python", "o/py"),
+    ];
+    reports[3].apply = ApplyInfo { step: Some("patch_fuzz".into()), strict: false, lenient: true };
+    reports[0].cost = Some(Cost { dollars: Some(0.5), ..Cost::default() });
+    reports[1].cost = Some(Cost {
+        dollars: Some(0.25),
+        input_tokens: Some(10),
+        output_tokens: Some(2),
+        ..Cost::default()
+    });
+    reports[3].flags.push("touches test files: tests/test_x.py".into());
+    reports[2].integrity.push("exit 0 but failures".into());
+    let total =
+        ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"].iter().map(|s| s.to_string()).collect();
+    (total, reports)
+}
+
+#[test]
+fn summary_counts_follow_swe_bench() {
+    let (total, reports) = sample();
+    let s = summarize(&total, &reports, &BTreeMap::new());
+    assert_eq!(s.total_instances, 10);
+    assert_eq!(s.submitted_instances, 9);
+    assert_eq!(s.completed_ids, ["a", "b", "c", "d"]);
+    assert_eq!(s.resolved_ids, ["a", "b"]);
+    assert_eq!(s.unresolved_ids, ["c", "d"], "partial counts as unresolved, as in SWE-bench");
+    assert_eq!(s.resolved_partial_ids, ["c"]);
+    assert_eq!(s.empty_patch_ids, ["f"]);
+    assert_eq!(s.error_ids, ["e", "g", "h", "i"]);
+    assert_eq!(s.incomplete_ids, ["j"]);
+    assert_eq!(
+        (
+            s.patch_apply_failed_ids.len(),
+            s.timeout_ids.len(),
+            s.build_failed_ids.len(),
+            s.infra_error_ids.len()
+        ),
+        (1, 1, 1, 1)
+    );
+    assert_eq!(
+        s.completed_instances
+            + s.empty_patch_instances
+            + s.error_instances
+            + s.incomplete_ids.len(),
+        s.total_instances,
+        "every instance is counted exactly once"
+    );
+    assert_eq!(s.outcomes[&Outcome::ResolvedFull], 2);
+    assert_eq!(s.resolve_rate.to_string(), "20.0% (2/10)");
+    // Applied: a b c d(fuzz) g i strictly except d.
+    assert_eq!((s.apply_rate_strict.numerator, s.apply_rate_lenient.numerator), (5, 6));
+    assert_eq!(s.flagged_ids, ["d"]);
+    assert_eq!(s.integrity_warning_ids, ["c"]);
+    assert_eq!(s.cost.instances_with_cost, 2);
+    assert!((s.cost.total_dollars - 0.75).abs() < 1e-12);
+    assert_eq!(s.cost.mean_dollars_per_instance, Some(0.375));
+    assert_eq!((s.cost.input_tokens, s.cost.output_tokens), (10, 2));
+    assert_eq!(s.verdict_cost, OwnCost { wall_secs: 18.0, cpu_secs: 13.5, image_bytes: 9_000_000 });
+    let python = &s.by_language["python"];
+    assert_eq!((python.instances, python.submitted, python.resolved), (6, 6, 1));
+    assert_eq!(s.by_language["unknown"].instances, 1, "the unsubmitted instance has no language");
+    assert_eq!(s.by_repo["o/jv"].resolve_rate.to_string(), "33.3% (1/3)");
+    assert!(s.by_patch_scope.is_empty(), "no facts, no scope breakdown");
+
+    let json = serde_json::to_value(&s).unwrap();
+    for key in [
+        "total_instances",
+        "submitted_instances",
+        "completed_instances",
+        "resolved_instances",
+        "unresolved_instances",
+        "empty_patch_instances",
+        "error_instances",
+        "completed_ids",
+        "incomplete_ids",
+        "empty_patch_ids",
+        "submitted_ids",
+        "resolved_ids",
+        "unresolved_ids",
+        "error_ids",
+        "schema_version",
+    ] {
+        assert!(json.get(key).is_some(), "summary lacks SWE-bench's {key}");
+    }
+    assert_eq!(json["outcomes"]["patch_apply_failed"], 1);
+    assert_eq!(
+        json["resolve_rate"],
+        serde_json::json!({"value": 0.2, "numerator": 2, "denominator": 10})
+    );
+    let back: Summary = serde_json::from_value(json).unwrap();
+    assert_eq!(back, s);
+}
+
+#[test]
+fn facts_drive_scope_and_image_breakdowns() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dataset/instances.json");
+    let instances = load_instances(&path).unwrap();
+    let facts: BTreeMap<String, InstanceFacts> = instances
+        .iter()
+        .map(|i| (i.instance_id.clone(), InstanceFacts::from_instance(i, Some("python"))))
+        .collect();
+    let one = &facts["verdict-demo__calc-1"];
+    let two = &facts["verdict-demo__calc-2"];
+    assert!(!one.cross_file && !one.visual);
+    assert!(two.cross_file && two.visual);
+    let reports = vec![
+        report("verdict-demo__calc-1", Outcome::ResolvedFull, "python", "verdict-demo/calc"),
+        report("verdict-demo__calc-2", Outcome::Unresolved, "python", "verdict-demo/calc"),
+    ];
+    let ids: Vec<String> = instances.iter().map(|i| i.instance_id.clone()).collect();
+    let s = summarize(&ids, &reports, &facts);
+    assert_eq!(s.by_patch_scope["single_file"].resolve_rate.to_string(), "100.0% (1/1)");
+    assert_eq!(s.by_patch_scope["cross_file"].resolve_rate.to_string(), "0.0% (0/1)");
+    assert_eq!(s.by_images["with_images"].instances, 1);
+}
+
+#[test]
+fn images_are_found_in_links_not_in_file_names() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dataset/instances.json");
+    let mut instance = load_instances(&path).unwrap().remove(0);
+    let visual = |text: &str, i: &mut crate::dataset::Instance| {
+        i.problem_statement = text.to_string();
+        InstanceFacts::from_instance(i, None).visual
+    };
+    assert!(!visual("savefig('plot.png') writes an empty file", &mut instance));
+    assert!(visual("see https://example.invalid/a/shot.PNG?raw=1", &mut instance));
+    assert!(visual("<img width=\"300\" src=\"x\">", &mut instance));
+    assert!(visual("![image](https://github.com/user-attachments/assets/0b1c)", &mut instance));
+}
+
+#[test]
+fn patch_files_reads_git_and_plain_diffs() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dataset/instances.json");
+    let instances = load_instances(&path).unwrap();
+    let files: Vec<_> = summary::patch_files(&instances[1].patch).into_iter().collect();
+    assert_eq!(files, ["calc/fmt.py", "calc/ops.py"]);
+    // OmniGIRL-style: no `diff --git` header, a leading blank line, a deleted file.
+    let plain = "\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n--- a/gone.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n";
+    let files: Vec<_> = summary::patch_files(plain).into_iter().collect();
+    assert_eq!(files, ["gone.py", "x.py"]);
+}
+
+#[test]
+fn terminal_table_shows_rates_costs_and_languages() {
+    let (total, reports) = sample();
+    let text = render_table(&summarize(&total, &reports, &BTreeMap::new()));
+    assert!(text.starts_with("10 instances, 9 submitted, 4 completed\n"), "{text}");
+    assert!(text.contains("resolve rate          20.0% (2/10)\n"), "{text}");
+    assert!(text.contains("apply rate (strict)   50.0% (5/10)\n"), "{text}");
+    assert!(text.contains("apply rate (lenient)  60.0% (6/10)\n"), "{text}");
+    assert!(
+        text.contains(
+            "mean cost             $0.3750 per instance (2 of 9 with a cost, $0.7500 total)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("verdict's cost        18.0 s wall, 13.5 s CPU, 9.0 MB of images"),
+        "{text}"
+    );
+    assert!(text.contains("patch_apply_failed      1\n"), "{text}");
+    assert!(text.contains("not submitted           1\n"), "{text}");
+    assert!(text.contains("flagged               1: d\n"), "{text}");
+    let header = text.lines().find(|l| l.starts_with("language")).expect(&text);
+    assert_eq!(
+        header,
+        "language  instances     resolved  partial  apply (strict)  apply (lenient)  mean cost"
+    );
+    assert!(text.contains("\npython            6  16.7% (1/6)        1     66.7% (4/6)      83.3% (5/6)    $0.5000\n"), "{text}");
+
+    let (_, mut other) = sample();
+    other.truncate(2);
+    let cmp = render_comparison(&[
+        ("m1 × agentless".into(), summarize(&total, &reports, &BTreeMap::new())),
+        ("m2 × oracle".into(), summarize(&total, &other, &BTreeMap::new())),
+    ]);
+    let lines: Vec<&str> = cmp.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[1].starts_with("m1 × agentless") && lines[1].contains("20.0% (2/10)"), "{cmp}");
+    assert!(lines[2].contains("20.0% (2/10)") && lines[2].ends_with("$0.3750"), "{cmp}");
+}
+
+#[test]
+fn instance_report_round_trips_through_a_file() {
+    let parsed = ParsedTests {
+        tests: [(
+            "t::a".to_string(),
+            TestResult { status: TestStatus::Passed, file: None, class: None },
+        )]
+        .into(),
+        source: ResultSource::Structured,
+        disagreements: Vec::new(),
+        notes: vec!["junit report".into()],
+    };
+    let mut r = report("x", Outcome::ResolvedFull, "python", "o/r");
+    r.grade = Some(grade(&["t::a".to_string()], &[], &parsed));
+    r.tests = Some(tests_map(&parsed));
+    r.parse = Some(ParseInfo::from(&parsed));
+    r.exit_code = Some(0);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    r.write(&path).unwrap();
+    assert_eq!(InstanceReport::read(&path).unwrap(), r);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(json["outcome"], "resolved_full");
+    assert_eq!(json["tests"]["t::a"], "PASSED");
+    assert_eq!(json["grade"]["tests_status"]["FAIL_TO_PASS"]["success"][0], "t::a");
+    std::fs::write(&path, "{}").unwrap();
+    let err = InstanceReport::read(&path).unwrap_err().to_string();
+    assert!(err.contains("is not a verdict report") && err.contains("delete it to rerun"), "{err}");
+}
+
+#[test]
+fn outcome_names_and_resolution_mapping() {
+    let names: Vec<String> = Outcome::ALL
+        .iter()
+        .map(|o| serde_json::to_value(o).unwrap().as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "resolved_full",
+            "resolved_partial",
+            "unresolved",
+            "patch_apply_failed",
+            "empty_patch",
+            "timeout",
+            "build_failed",
+            "infra_error"
+        ]
+    );
+    for o in Outcome::ALL {
+        assert_eq!(o.to_string(), serde_json::to_value(o).unwrap().as_str().unwrap());
+    }
+    assert_eq!(Outcome::from(crate::grade::Resolution::Partial), Outcome::ResolvedPartial);
+    assert_eq!(
+        patch_sha256(""),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+}
+
+fn parsed(tests: &[(&str, TestStatus)]) -> ParsedTests {
+    ParsedTests {
+        tests: tests
+            .iter()
+            .map(|(id, s)| (id.to_string(), TestResult { status: *s, file: None, class: None }))
+            .collect(),
+        source: ResultSource::Console,
+        disagreements: Vec::new(),
+        notes: Vec::new(),
+    }
+}
+
+#[test]
+fn validation_statuses_from_derived_lists() {
+    use TestStatus::*;
+    let before = [parsed(&[("t::new", Failed), ("t::old", Passed), ("t::flaky", Passed)])];
+    let after = [parsed(&[("t::new", Passed), ("t::old", Passed), ("t::flaky", Failed)])];
+    let flaky_after = [parsed(&[("t::new", Passed), ("t::old", Passed), ("t::flaky", Passed)])];
+    let d = derive_lists(&before, &[after[0].clone(), flaky_after[0].clone()]);
+    let (status, reason) = validation_status(&d);
+    assert_eq!(status, ValidationStatus::Valid);
+    assert_eq!(reason, "1 FAIL_TO_PASS and 1 PASS_TO_PASS test(s) over 1 run(s) before and 2 after; 1 flaky test(s) left out of both lists");
+
+    let still_failing = derive_lists(&before, &[parsed(&[("t::new", Failed), ("t::old", Passed)])]);
+    let (status, reason) = validation_status(&still_failing);
+    assert_eq!(status, ValidationStatus::GoldFails);
+    assert!(reason.contains("1 test(s) still fail with the gold patch: t::new"), "{reason}");
+
+    let nothing_new =
+        derive_lists(&[parsed(&[("t::old", Passed)])], &[parsed(&[("t::old", Passed)])]);
+    assert_eq!(validation_status(&nothing_new).0, ValidationStatus::NoFailToPass);
+    let (status, reason) = validation_status(&derive_lists(&[], &[]));
+    assert_eq!(status, ValidationStatus::NoFailToPass);
+    assert!(reason.contains("no test result was parsed"), "{reason}");
+    assert_eq!(
+        serde_json::to_value(ValidationStatus::TestPatchDoesNotApply).unwrap(),
+        "test_patch_does_not_apply"
+    );
+}
+
+#[test]
+fn drift_names_each_test_that_no_longer_grades_as_expected() {
+    use TestStatus::*;
+    let run = parsed(&[("t::a", Passed), ("t::b", Skipped), ("t::c", Failed)]);
+    let f2p = vec!["t::a".to_string(), "t::b".to_string()];
+    let p2p = vec!["t::c".to_string(), "t::gone".to_string()];
+    let g = grade(&f2p, &p2p, &run);
+    let drift = drift_from_grade(&g, &run);
+    let pairs: Vec<(String, &str, &str)> =
+        drift.iter().map(|d| (d.list.to_string(), d.id.as_str(), d.now.as_str())).collect();
+    assert_eq!(
+        pairs,
+        [
+            ("FAIL_TO_PASS".to_string(), "t::b", "SKIPPED"),
+            ("PASS_TO_PASS".to_string(), "t::c", "FAILED"),
+            ("PASS_TO_PASS".to_string(), "t::gone", "missing"),
+        ]
+    );
+}
