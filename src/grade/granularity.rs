@@ -194,7 +194,8 @@ impl Found<'_> {
             tests: self.tests.len(),
             passing,
             skipped,
-            passed: failing.is_empty() && passing > 0,
+            // Every test in it ran and passed: a skipped test leaves the file or class unproven.
+            passed: failing.is_empty() && skipped == 0 && passing > 0,
             failing,
         }
     }

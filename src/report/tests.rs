@@ -19,6 +19,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         outcome,
         reason: None,
         patch_sha256: patch_sha256(id),
+        environment: String::new(),
         apply: ApplyInfo {
             step: applied.then(|| "git_apply".into()),
             strict: applied,
