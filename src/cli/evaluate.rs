@@ -26,6 +26,7 @@ pub struct EvaluateArgs {
 }
 
 pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
+    let started = std::time::Instant::now();
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
     let predictions = load(&args, &loaded)?;
@@ -48,7 +49,8 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
     for (model, reports) in by_model {
         let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
         let facts = super::common::facts(&loaded);
-        let summary = report::summarize(&ids, &reports, &facts);
+        let mut summary = report::summarize(&ids, &reports, &facts);
+        summary.verdict_cost.wall_secs = started.elapsed().as_secs_f64();
         let path = logs.join(run::safe_component(&run_id)).join(run::safe_component(&model)).join("summary.json");
         common::write_json(&path, &summary)?;
         println!("model: {model}\n{}", report::render_table(&summary));
@@ -95,25 +97,34 @@ async fn evaluate_all(
     let bar = common::progress(pairs.len(), "evaluating");
     let gate = Arc::new(Semaphore::new(workers));
     let mut tasks = tokio::task::JoinSet::new();
+    let mut owners = std::collections::HashMap::new();
     for (instance, prediction) in pairs {
         let ctx = ctx.clone();
         let gate = gate.clone();
         let repos = loaded.repos.clone();
         let dir = run::instance_dir(logs, run_id, &prediction.model_name_or_path, &instance.instance_id);
         let bar = bar.clone();
-        tasks.spawn(async move {
+        let owner = (instance.clone(), prediction.clone(), dir.clone());
+        let handle = tasks.spawn(async move {
             let _permit = gate.acquire_owned().await;
             let report = run::evaluation::evaluate_one(&ctx, &repos, &instance, &prediction, &dir).await;
             bar.println(format!("{:<40} {}", instance.instance_id, report.outcome));
             bar.inc(1);
             report
         });
+        owners.insert(handle.id(), owner);
     }
     let mut reports = Vec::new();
-    while let Some(joined) = tasks.join_next().await {
+    while let Some(joined) = tasks.join_next_with_id().await {
         match joined {
-            Ok(report) => reports.push(report),
-            Err(e) => tracing::error!("an evaluation task failed: {e}"),
+            Ok((_, report)) => reports.push(report),
+            // A task that died still gets its report: no result is ever lost.
+            Err(e) => {
+                if let Some((instance, prediction, dir)) = owners.get(&e.id()) {
+                    let reason = format!("verdict failed while evaluating this instance: {e}");
+                    reports.push(run::evaluation::infra_error_report(instance, prediction, dir, reason));
+                }
+            }
         }
     }
     bar.finish_and_clear();

@@ -25,8 +25,9 @@
 //!
 //! # Cost
 //! `cost` sums the predictions' dollar figures; its mean is over the instances that have one.
-//! `verdict_cost` sums the reports' wall and CPU seconds and image bytes; the pipeline may
-//! overwrite `wall_secs` with the run's elapsed time.
+//! `verdict_cost` sums the reports' wall and CPU seconds, and the sizes of the distinct
+//! instance images the reports ran on (each size includes that image's base and env layers);
+//! the pipeline may overwrite `wall_secs` with the run's elapsed time.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -264,6 +265,7 @@ pub fn summarize(
 
     let mut cost = CostSummary::default();
     let mut own = OwnCost::default();
+    let mut images_seen: BTreeSet<&str> = BTreeSet::new();
     for report in by_id.values() {
         if let Some(c) = &report.cost {
             if let Some(dollars) = c.dollars {
@@ -275,7 +277,9 @@ pub fn summarize(
         }
         own.wall_secs += report.timing.wall_secs;
         own.cpu_secs += report.timing.cpu_secs.unwrap_or(0.0);
-        own.image_bytes += report.image_bytes.unwrap_or(0);
+        if images_seen.insert(report.environment.as_str()) {
+            own.image_bytes += report.image_bytes.unwrap_or(0);
+        }
     }
     cost.mean_dollars_per_instance = (cost.instances_with_cost > 0)
         .then(|| cost.total_dollars / cost.instances_with_cost as f64);

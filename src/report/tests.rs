@@ -19,7 +19,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         outcome,
         reason: None,
         patch_sha256: patch_sha256(id),
-        environment: String::new(),
+        environment: format!("image-of-{id}"),
         apply: ApplyInfo {
             step: applied.then(|| "git_apply".into()),
             strict: applied,
@@ -350,4 +350,16 @@ fn drift_names_each_test_that_no_longer_grades_as_expected() {
             ("PASS_TO_PASS".to_string(), "t::gone", "missing"),
         ]
     );
+}
+
+#[test]
+fn image_bytes_count_each_instance_image_once() {
+    let mut a = report("a", Outcome::ResolvedFull, "python", "o/r");
+    let mut b = report("b", Outcome::Unresolved, "python", "o/r");
+    a.environment = "verdict-instance-o__r:1".into();
+    b.environment = "verdict-instance-o__r:1".into();
+    let c = report("c", Outcome::Unresolved, "python", "o/r");
+    let ids: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+    let s = summarize(&ids, &[a, b, c], &BTreeMap::new());
+    assert_eq!(s.verdict_cost.image_bytes, 2_000_000, "a and b share one image");
 }

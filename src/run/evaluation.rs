@@ -32,29 +32,10 @@ pub async fn evaluate_one(ctx: &Context, repos: &RepoStore, instance: &Instance,
     let _ = std::fs::create_dir_all(dir);
     let _ = std::fs::write(dir.join("patch.diff"), &patch);
 
-    let language = prepared.as_ref().map(|p| p.entry.language.clone()).unwrap_or_else(|_| "unknown".into());
-    let mut report = InstanceReport {
-        instance_id: instance.instance_id.clone(),
-        model: prediction.model_name_or_path.clone(),
-        repo: instance.repo.clone(),
-        language,
-        outcome: Outcome::InfraError,
-        reason: None,
-        patch_sha256: sha,
-        environment: env_key,
-        apply: ApplyInfo::default(),
-        flags: Vec::new(),
-        exit_code: None,
-        parse: None,
-        tests: None,
-        grade: None,
-        integrity: Vec::new(),
-        cost: prediction.cost.clone(),
-        timing: Timing::default(),
-        image_bytes: None,
-        localization: crate::localize::for_report(repos, instance, &patch),
-        logs: LogFiles { patch: Some("patch.diff".into()), ..Default::default() },
-    };
+    let mut report = blank_report(instance, prediction);
+    report.language = prepared.as_ref().map(|p| p.entry.language.clone()).unwrap_or_else(|_| "unknown".into());
+    report.environment = env_key;
+    report.localization = crate::localize::for_report(repos, instance, &patch);
 
     if patch.trim().is_empty() {
         report.outcome = Outcome::EmptyPatch;
@@ -80,6 +61,41 @@ pub async fn evaluate_one(ctx: &Context, repos: &RepoStore, instance: &Instance,
     let record = execute(ctx, &prepared, instance, Some(&patch), dir).await;
     decide(&mut report, instance, record);
     finish(report, &report_path)
+}
+
+/// A report that says nothing yet: `infra_error` until something better is known.
+fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport {
+    let patch = prediction.model_patch.as_deref().unwrap_or_default();
+    InstanceReport {
+        instance_id: instance.instance_id.clone(),
+        model: prediction.model_name_or_path.clone(),
+        repo: instance.repo.clone(),
+        language: "unknown".into(),
+        outcome: Outcome::InfraError,
+        reason: None,
+        patch_sha256: patch_sha256(patch),
+        environment: String::new(),
+        apply: ApplyInfo::default(),
+        flags: Vec::new(),
+        exit_code: None,
+        parse: None,
+        tests: None,
+        grade: None,
+        integrity: Vec::new(),
+        cost: prediction.cost.clone(),
+        timing: Timing::default(),
+        image_bytes: None,
+        localization: None,
+        logs: LogFiles { patch: Some("patch.diff".into()), ..Default::default() },
+    }
+}
+
+/// The report of an evaluation that verdict itself could not finish, written to `dir`.
+pub fn infra_error_report(instance: &Instance, prediction: &Prediction, dir: &Path, reason: String) -> InstanceReport {
+    let mut report = blank_report(instance, prediction);
+    report.reason = Some(reason);
+    let _ = std::fs::create_dir_all(dir);
+    finish(report, &dir.join("report.json"))
 }
 
 /// Turns a run into an outcome, grading it when the tests ran.
