@@ -4,10 +4,31 @@
 //! One parser per test framework, one file each. Each parser prefers the structured report and
 //! falls back to the console, records which source it used, and records every test whose status
 //! differs between the two. Pure functions over text: no Docker, no async.
+//!
+//! The entry point is [`parse`]. The id form each runner produces is documented in its module:
+//! [`pytest`] (`path::Class::test[params]`), [`jest`] (`file > describe > … > title`),
+//! [`mocha`] (`file > fullTitle`) and [`maven`] (`com.x.FooTest.testBar`). Shared pieces:
+//! [`ansi`] strips colour codes, [`junit`] streams JUnit-style XML, and `combine` reconciles a
+//! structured report with the console.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+
+pub mod ansi;
+mod combine;
+pub mod jest;
+mod json;
+pub mod junit;
+pub mod maven;
+pub mod mocha;
+pub mod pytest;
+#[cfg(test)]
+mod tests;
+
+/// The repository root inside the evaluation container. Absolute paths under it are made
+/// relative; other paths are kept as written.
+pub const REPO_ROOT: &str = "/testbed";
 
 /// The normalized status of one test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -30,7 +51,10 @@ impl TestStatus {
 
     /// Whether this status is a failure of the run (as opposed to passing or skipped).
     pub fn is_failure(self) -> bool {
-        matches!(self, TestStatus::Failed | TestStatus::Error | TestStatus::Xpass)
+        matches!(
+            self,
+            TestStatus::Failed | TestStatus::Error | TestStatus::Xpass
+        )
     }
 }
 
@@ -105,7 +129,38 @@ pub enum ParseError {
     NoResults(String),
 }
 
-/// TEMPORARY until the parsers land: replaced by the real dispatcher.
-pub fn parse(_kind: ParserKind, _console: &str, _structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
-    Err(ParseError::NoResults("parsers not merged yet".into()))
+/// Parses one test run: the test command's combined stdout/stderr (`console`) and the reports
+/// the eval script collected (`structured`, named relative to `$VERDICT_OUT`).
+///
+/// The structured report wins when it is usable; the console is then only compared with it
+/// (see [`ParsedTests::disagreements`]). Otherwise the console is parsed and `notes` says why.
+/// Never panics on any input; returns [`ParseError::NoResults`] when neither source holds a
+/// recognizable test result.
+pub fn parse(
+    kind: ParserKind,
+    console: &str,
+    structured: &[StructuredReport],
+) -> Result<ParsedTests, ParseError> {
+    match kind {
+        ParserKind::Pytest => pytest::parse(console, structured),
+        ParserKind::Jest => jest::parse(console, structured),
+        ParserKind::Mocha => mocha::parse(console, structured),
+        ParserKind::Maven => maven::parse(console, structured),
+    }
+}
+
+/// A path as the report wrote it, relative to [`REPO_ROOT`] when it lies under it.
+pub(crate) fn relative_path(path: &str) -> &str {
+    match path.strip_prefix(REPO_ROOT) {
+        Some(rest) if rest.starts_with('/') => rest.trim_start_matches('/'),
+        _ => path,
+    }
+}
+
+/// Whether a report's file name ends with `.ext` (ASCII case-insensitive).
+pub(crate) fn has_extension(name: &str, ext: &str) -> bool {
+    let n = name.len();
+    n > ext.len()
+        && name.as_bytes()[n - ext.len() - 1] == b'.'
+        && name.as_bytes()[n - ext.len()..].eq_ignore_ascii_case(ext.as_bytes())
 }

@@ -1,0 +1,382 @@
+//! jest (JavaScript and TypeScript): `jest --json --outputFile=$VERDICT_OUT/jest.json`
+//! preferred, the `--verbose` console as fallback.
+//!
+//! **Id form**: `<file> > <describe> > … > <title>`, the file relative to the repository root
+//! (`test/math.test.js > math > add > adds two numbers`); a test outside any describe is
+//! `<file> > <title>`. Durations never enter an id. [`TestResult::file`] is the file and
+//! [`TestResult::class`] the describe path (`<file> > <describe> > …`) when there is one.
+//!
+//! **Repeated ids**: the same id seen again (two tests with one title in one describe, or one
+//! file run several times, as with jest `projects` per timezone) becomes `<id> [2]`, `<id> [3]`,
+//! … in order of appearance, and a note says how many. The JSON lists files in completion
+//! order, so which run of a multi-project file gets ` [2]` may change between runs.
+//!
+//! **File-level entries** (id = the file): a file whose suite failed to run (syntax error,
+//! missing module: `● Test suite failed to run`, or a failed file with no failed test) is an
+//! ERROR, so grading sees it. In the console, a `PASS`/`FAIL` file block without per-test lines
+//! (jest run without `--verbose`) becomes one PASSED/FAILED entry for the file, plus a FAILED
+//! entry for each `● outer › inner › title` failure heading in it.
+//!
+//! Statuses: `passed` → PASSED, `failed` → FAILED, `pending`/`skipped`/`disabled`/`todo` →
+//! SKIPPED. Console marks: `✓`/`√` passed, `✕`/`×` failed, `○ skipped`, `✎ todo`.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use super::ansi::strip_ansi;
+use super::combine::{combine, Read, Repeats, TestMap};
+use super::{
+    has_extension, json, relative_path, ParseError, ParsedTests, StructuredReport, TestResult,
+    TestStatus,
+};
+
+pub(crate) fn parse(
+    console: &str,
+    structured: &[StructuredReport],
+) -> Result<ParsedTests, ParseError> {
+    let text = strip_ansi(console);
+    let structured = read_structured(structured, &text);
+    let console = read_console(&text);
+    combine(structured, console, |_, _| None)
+}
+
+const SEP: &str = " > ";
+
+fn test_result(file: &str, ancestors: &[impl AsRef<str>], status: TestStatus) -> TestResult {
+    let class = (!ancestors.is_empty()).then(|| {
+        let mut class = file.to_string();
+        for a in ancestors {
+            class.push_str(SEP);
+            class.push_str(a.as_ref());
+        }
+        class
+    });
+    TestResult {
+        status,
+        file: Some(file.to_string()),
+        class,
+    }
+}
+
+fn file_result(file: &str, status: TestStatus) -> TestResult {
+    TestResult {
+        status,
+        file: Some(file.to_string()),
+        class: None,
+    }
+}
+
+// ---------------------------------------------------------------- JSON
+
+#[derive(Deserialize)]
+struct Report<'a> {
+    #[serde(rename = "testResults", borrow)]
+    test_results: Vec<FileResult<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FileResult<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(default, borrow)]
+    status: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    message: Option<Cow<'a, str>>,
+    #[serde(rename = "assertionResults", default, borrow)]
+    assertions: Vec<Assertion<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Assertion<'a> {
+    #[serde(rename = "ancestorTitles", default, borrow)]
+    ancestors: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    title: Cow<'a, str>,
+    #[serde(borrow)]
+    status: Cow<'a, str>,
+}
+
+fn json_status(status: &str) -> Option<TestStatus> {
+    match status {
+        "passed" => Some(TestStatus::Passed),
+        "failed" => Some(TestStatus::Failed),
+        "pending" | "skipped" | "disabled" | "todo" => Some(TestStatus::Skipped),
+        _ => None,
+    }
+}
+
+fn read_structured(reports: &[StructuredReport], console: &str) -> Read {
+    let mut notes = Vec::new();
+    let candidates: Vec<&StructuredReport> = reports
+        .iter()
+        .filter(|r| has_extension(&r.name, "json"))
+        .collect();
+    let mut problems = Vec::new();
+    for report in &candidates {
+        let text = String::from_utf8_lossy(&report.bytes);
+        match json::document::<Report>(&text, "numFailedTestSuites") {
+            Ok((doc, mixed)) => {
+                if mixed {
+                    notes.push(format!(
+                        "{} holds other text around jest's JSON; the JSON was extracted",
+                        report.name
+                    ));
+                }
+                return from_report(doc, notes);
+            }
+            Err(why) => problems.push(format!("the report {} {why}", report.name)),
+        }
+    }
+    // `jest --json` without --outputFile prints the document to stdout.
+    if let Ok((doc, _)) = json::document::<Report>(console, "numFailedTestSuites") {
+        problems.push("jest's JSON was found in the console output".to_string());
+        notes.extend(problems);
+        return from_report(doc, notes);
+    }
+    if problems.is_empty() {
+        return Read::Unusable(
+            "no jest JSON report was collected (the test command should pass --json \
+             --outputFile=$VERDICT_OUT/jest.json)"
+                .to_string(),
+        );
+    }
+    Read::Unusable(problems.join("; "))
+}
+
+fn from_report(doc: Report, mut notes: Vec<String>) -> Read {
+    let mut map = TestMap::new(Repeats::Number);
+    let mut unknown = 0usize;
+    for suite in &doc.test_results {
+        let file = relative_path(&suite.name);
+        let mut failed = 0usize;
+        for a in &suite.assertions {
+            let Some(status) = json_status(&a.status) else {
+                unknown += 1;
+                continue;
+            };
+            failed += usize::from(status == TestStatus::Failed);
+            let mut id = String::with_capacity(file.len() + a.title.len() + 16);
+            id.push_str(file);
+            for ancestor in &a.ancestors {
+                id.push_str(SEP);
+                id.push_str(ancestor);
+            }
+            id.push_str(SEP);
+            id.push_str(&a.title);
+            map.insert(id, test_result(file, &a.ancestors, status));
+        }
+        let suite_failed = suite.status.as_deref() == Some("failed")
+            || (suite.assertions.is_empty()
+                && suite.message.as_deref().is_some_and(|m| !m.is_empty()));
+        if suite_failed && failed == 0 {
+            map.insert(file.to_string(), file_result(file, TestStatus::Error));
+        }
+    }
+    if unknown > 0 {
+        notes.push(format!(
+            "structured: {unknown} tests had a status jest documents no meaning for; left out"
+        ));
+    }
+    notes.extend(map.repeat_note("structured"));
+    Read::Found(map, notes)
+}
+
+// ---------------------------------------------------------------- console
+
+/// One `PASS`/`FAIL` block of the console.
+struct Block<'t> {
+    file: String,
+    passed: bool,
+    tests: usize,
+    suite_error: bool,
+    /// `● outer › inner › title` failure headings, used when the tree is absent.
+    failures: Vec<&'t str>,
+}
+
+fn read_console(text: &str) -> Read {
+    let mut map = TestMap::new(Repeats::Number);
+    let mut block: Option<Block> = None;
+    let mut describes: Vec<&str> = Vec::new();
+    let mut in_details = false;
+    let mut console_block: Option<usize> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        if let Some(outer) = console_block {
+            if trimmed.is_empty() || indent > outer {
+                continue;
+            }
+            console_block = None;
+        }
+        if let Some((passed, file)) = header(line) {
+            finish(&mut map, block.take());
+            block = Some(Block {
+                file: file.to_string(),
+                passed,
+                tests: 0,
+                suite_error: false,
+                failures: Vec::new(),
+            });
+            describes.clear();
+            in_details = false;
+            continue;
+        }
+        if trimmed.starts_with("Test Suites:") {
+            finish(&mut map, block.take());
+            continue;
+        }
+        let Some(current) = block.as_mut() else {
+            continue;
+        };
+        if is_console_call(trimmed) {
+            console_block = Some(indent);
+            continue;
+        }
+        if let Some(title) = trimmed.strip_prefix('●') {
+            let title = title.trim();
+            if title == "Test suite failed to run" {
+                current.suite_error = true;
+            } else if indent == 2 {
+                current.failures.push(title);
+            }
+            in_details = true;
+            continue;
+        }
+        if in_details || indent < 2 || trimmed.is_empty() {
+            continue;
+        }
+        let level = (indent - 2) / 2;
+        let Some((status, title)) = test_line(trimmed) else {
+            describes.truncate(level);
+            describes.push(trimmed.trim_end());
+            continue;
+        };
+        describes.truncate(level);
+        current.tests += 1;
+        let mut id = current.file.clone();
+        for d in &describes {
+            id.push_str(SEP);
+            id.push_str(d);
+        }
+        id.push_str(SEP);
+        id.push_str(title);
+        map.insert(id, test_result(&current.file, &describes, status));
+    }
+    finish(&mut map, block);
+    let mut notes = Vec::new();
+    notes.extend(map.repeat_note("console"));
+    if map.is_empty() {
+        return Read::Unusable("it shows no jest PASS/FAIL file blocks".to_string());
+    }
+    Read::Found(map, notes)
+}
+
+fn finish(map: &mut TestMap, block: Option<Block>) {
+    let Some(block) = block else { return };
+    if block.suite_error {
+        map.insert(
+            block.file.clone(),
+            file_result(&block.file, TestStatus::Error),
+        );
+    } else if block.tests == 0 {
+        // No verbose tree: the file's own entry, plus the failing tests its headings name.
+        let status = if block.passed {
+            TestStatus::Passed
+        } else {
+            TestStatus::Failed
+        };
+        map.insert(block.file.clone(), file_result(&block.file, status));
+        for heading in block.failures {
+            let path: Vec<&str> = heading.split(" › ").collect();
+            let (ancestors, _) = path.split_at(path.len() - 1);
+            map.insert(
+                format!("{}{SEP}{}", block.file, path.join(SEP)),
+                test_result(&block.file, ancestors, TestStatus::Failed),
+            );
+        }
+    }
+}
+
+/// `PASS file` / `FAIL file`, possibly with a project's display name before the file and the
+/// file's run time after it: `FAIL tokyo tz/tz.test.js (5.2 s)`.
+fn header(line: &str) -> Option<(bool, &str)> {
+    let trimmed = line.trim_start();
+    if line.len() - trimmed.len() > 1 {
+        return None;
+    }
+    let (passed, rest) = match trimmed.split_once(' ') {
+        Some(("PASS", rest)) => (true, rest),
+        Some(("FAIL", rest)) => (false, rest),
+        _ => return None,
+    };
+    let rest = strip_duration(rest.trim());
+    // A display name holds no `/` or `.`; the file is the rest from the first token that does.
+    let mut start = 0;
+    for token in rest.split(' ') {
+        if token.contains(['/', '.']) {
+            break;
+        }
+        start += token.len() + 1;
+    }
+    let file = if start < rest.len() {
+        rest[start..].trim()
+    } else {
+        rest
+    };
+    (!file.is_empty()).then_some((passed, file))
+}
+
+fn is_console_call(trimmed: &str) -> bool {
+    matches!(
+        trimmed.trim_end(),
+        "console.log"
+            | "console.error"
+            | "console.warn"
+            | "console.info"
+            | "console.debug"
+            | "console.trace"
+    )
+}
+
+/// A test line of the verbose tree: its status and its title without the duration.
+fn test_line(trimmed: &str) -> Option<(TestStatus, &str)> {
+    let mut chars = trimmed.chars();
+    let mark = chars.next()?;
+    let rest = chars.as_str().strip_prefix(' ')?;
+    let (status, title) = match mark {
+        '✓' | '√' => (TestStatus::Passed, rest),
+        '✕' | '×' => (TestStatus::Failed, rest),
+        '○' => (
+            TestStatus::Skipped,
+            rest.strip_prefix("skipped ").unwrap_or(rest),
+        ),
+        '✎' => (
+            TestStatus::Skipped,
+            rest.strip_prefix("todo ").unwrap_or(rest),
+        ),
+        _ => return None,
+    };
+    Some((status, strip_duration(title.trim_end())))
+}
+
+/// `title (3 ms)` / `title (5.2 s)` → `title`.
+fn strip_duration(text: &str) -> &str {
+    let Some(body) = text.strip_suffix(')') else {
+        return text;
+    };
+    let Some(open) = body.rfind(" (") else {
+        return text;
+    };
+    let inside = &body[open + 2..];
+    let number = inside
+        .strip_suffix(" ms")
+        .or_else(|| inside.strip_suffix(" s"))
+        .or_else(|| inside.strip_suffix("ms"));
+    match number {
+        Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'.') => {
+            &text[..open]
+        }
+        _ => text,
+    }
+}

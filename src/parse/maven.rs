@@ -1,0 +1,160 @@
+//! Maven / surefire (JUnit 4 and JUnit 5): `TEST-*.xml` reports preferred (the eval script
+//! copies `target/surefire-reports/TEST-*.xml` into `$VERDICT_OUT/surefire/`; every collected
+//! `*.xml` is a candidate), the surefire 2 / 3 console as fallback (see [`surefire_console`]).
+//!
+//! **Id form**: `<classname>.<name>` exactly as surefire writes them:
+//! - `com.x.FooTest.testBar`; a nested class keeps its binary name, `com.x.FooTest$Inner.testBar`;
+//! - parameterized and repeated tests keep surefire's name verbatim after the class:
+//!   JUnit 4 `com.x.ParamTest.testAdd[1: add(2, 2) = 5]`; JUnit 5 under surefire 2
+//!   `com.x.CalcTest.testAdd{int, int}[2]`, under surefire 3 `com.x.CalcTest.testAdd(int, int)[2]`,
+//!   and with surefire 3's phrased names `com.x.CalcTest.testAdd(int, int)[2] 2, 2, 5` or a
+//!   `@DisplayName` (`com.x.CalcTest.adds two numbers`);
+//! - a class-level failure (`@BeforeClass`/`@BeforeAll` threw; surefire writes the class as the
+//!   name, or an empty name) is the class alone: `com.x.FooTest`.
+//!
+//! [`TestResult::class`] is the class. When surefire 3 writes a class's `@DisplayName` instead
+//! of its name as `classname` (`classname="deeper level"`), the enclosing `<testsuite name>` (the
+//! top-level class) is used instead, with a note. `<failure>` → FAILED, `<error>` → ERROR,
+//! `<skipped>` → SKIPPED. Repeated ids get ` [2]`, ` [3]`, … in order of appearance.
+//!
+//! A report that is truncated or invalid is left out (noted); the classes it would have covered
+//! are then taken from the console, if the console names them.
+
+use std::collections::HashSet;
+
+use super::ansi::strip_ansi;
+use super::combine::{combine, Read, Repeats, TestMap};
+use super::junit::{read_cases, JunitError, Outcome};
+use super::{has_extension, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus};
+
+pub mod surefire_console;
+
+pub(crate) fn parse(
+    console: &str,
+    structured: &[StructuredReport],
+) -> Result<ParsedTests, ParseError> {
+    let text = strip_ansi(console);
+    let console = surefire_console::read_console(&text);
+    let (mut structured, covered, broken) = read_structured(structured);
+    if broken > 0 {
+        if let (Read::Found(map, notes), Read::Found(console_map, _)) = (&mut structured, &console)
+        {
+            let mut added = 0usize;
+            for (id, result) in &console_map.tests {
+                let class = result.class.as_deref().unwrap_or(id);
+                if !covered.contains(class) && !map.tests.contains_key(id) {
+                    map.tests.insert(id.clone(), result.clone());
+                    added += 1;
+                }
+            }
+            notes.push(format!(
+                "{added} console results were added for classes no readable report covers"
+            ));
+        }
+    }
+    combine(structured, console, |_, _| None)
+}
+
+/// Whether `name` is a Java binary class name (`com.x.Foo`, `com.x.Foo$Inner`), as opposed to a
+/// display name surefire may write in its place.
+pub(crate) fn is_class_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('.').all(|segment| {
+            let mut chars = segment.chars();
+            chars
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+                && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        })
+}
+
+/// The id and class of one test case.
+fn case_id(classname: &str, name: &str, suite: Option<&str>) -> (String, String, bool) {
+    let (class, renamed) = if is_class_name(classname) {
+        (classname, false)
+    } else {
+        match suite.filter(|s| is_class_name(s)) {
+            Some(suite) => (suite, true),
+            None => (classname, false),
+        }
+    };
+    let id = if name.is_empty() || name == classname || name == class {
+        class.to_string()
+    } else {
+        format!("{class}.{name}")
+    };
+    (id, class.to_string(), renamed)
+}
+
+/// Reads every XML report. Returns the results, the classes (and suites) readable reports
+/// cover, and how many candidate reports could not be read.
+fn read_structured(reports: &[StructuredReport]) -> (Read, HashSet<String>, usize) {
+    let mut map = TestMap::new(Repeats::Number);
+    let mut covered = HashSet::new();
+    let mut notes = Vec::new();
+    let mut problems = Vec::new();
+    let mut display_named = 0usize;
+    let mut readable = 0usize;
+    let candidates: Vec<&StructuredReport> = reports
+        .iter()
+        .filter(|r| has_extension(&r.name, "xml"))
+        .collect();
+    for report in &candidates {
+        let text = String::from_utf8_lossy(&report.bytes);
+        let mut cases = Vec::new();
+        let result = read_cases(&text, |case| {
+            let (id, class, renamed) = case_id(&case.classname, &case.name, case.suite.as_deref());
+            let status = match case.outcome {
+                Outcome::Passed => TestStatus::Passed,
+                Outcome::Failed => TestStatus::Failed,
+                Outcome::Error => TestStatus::Error,
+                Outcome::Skipped { .. } => TestStatus::Skipped,
+            };
+            cases.push((id, class, case.suite, renamed, status));
+        });
+        match result {
+            Ok(_) => {
+                readable += 1;
+                for (id, class, suite, renamed, status) in cases {
+                    display_named += usize::from(renamed);
+                    covered.extend(suite);
+                    covered.insert(class.clone());
+                    map.insert(
+                        id,
+                        TestResult {
+                            status,
+                            file: None,
+                            class: Some(class),
+                        },
+                    );
+                }
+            }
+            Err(JunitError::NotJunit) => {
+                notes.push(format!("{} is not a surefire report; ignored", report.name))
+            }
+            Err(err) => problems.push(format!("the report {} {err}; it was left out", report.name)),
+        }
+    }
+    let broken = problems.len();
+    if display_named > 0 {
+        notes.push(format!(
+            "structured: {display_named} test cases carry a display name as classname; they are \
+             filed under their <testsuite> class"
+        ));
+    }
+    notes.extend(map.repeat_note("structured"));
+    if readable == 0 {
+        let why = if candidates.is_empty() {
+            "no surefire XML report was collected (the eval script should copy \
+             target/surefire-reports/TEST-*.xml into $VERDICT_OUT/surefire/)"
+                .to_string()
+        } else if problems.is_empty() {
+            "no collected XML file is a surefire report".to_string()
+        } else {
+            problems.join("; ")
+        };
+        return (Read::Unusable(why), covered, broken);
+    }
+    notes.extend(problems);
+    (Read::Found(map, notes), covered, broken)
+}

@@ -1,0 +1,374 @@
+//! pytest: JUnit XML (`--junitxml`, `-o junit_family=xunit1`) preferred, the `-rA` short test
+//! summary as fallback.
+//!
+//! **Id form**: pytest's own node id, relative to the rootdir (`/testbed`):
+//! `tests/test_x.py::test_name[params]`, `tests/test_x.py::TestClass::TestInner::test_name[p]`,
+//! and the bare file path for a module that failed to collect (`tests/test_x.py`).
+//! [`TestResult::file`] is the path and [`TestResult::class`] is `path::Class[::Inner]` for
+//! tests in a class. Parameter ids are kept exactly as pytest prints them (it escapes
+//! non-ASCII as `\xef`), spaces, brackets, `::` and ` - ` included.
+//!
+//! From the XML, the id is rebuilt from `file`, `classname` and `name`: the module part of
+//! `classname` is the file's dotted path, what follows are class names. When `file` is missing
+//! or does not match (xunit2, or a test method inherited from another file), the id is looked up
+//! among the console's ids by the same mangling pytest applies; failing that, leading
+//! `classname` segments are taken as the module up to the first capitalized one (noted).
+//!
+//! JUnit XML marks xfail as `<skipped type="pytest.xfail">` (read as XFAIL) and cannot tell an
+//! XPASS from a pass: when the console says XPASS for a test the XML calls passed, XPASS is kept
+//! and this is not a disagreement. A test reported twice (passed, then errored in teardown)
+//! keeps its most severe status.
+//!
+//! From the console, only the last `short test summary info` section is read, so lines a test
+//! prints (shown in the PASSES section above it) are never taken for results. Ids are cut
+//! bracket-aware: ` - message` after a parametrized id is found after the id's closing bracket,
+//! never at the first space. `SKIPPED [N] file:line: reason` lines carry no id and are counted
+//! in a note. Without a summary (truncated log, no `-rA`) the verbose per-test lines are read
+//! instead (`path::id PASSED [ 10%]`, and xdist's `[gw0] [ 10%] PASSED path::id`).
+
+use std::collections::HashMap;
+
+use super::ansi::strip_ansi;
+use super::combine::{combine, Read, Repeats, TestMap};
+use super::junit::{read_cases, Case, JunitError, Outcome};
+use super::{
+    has_extension, relative_path, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus,
+};
+
+pub(crate) fn parse(
+    console: &str,
+    structured: &[StructuredReport],
+) -> Result<ParsedTests, ParseError> {
+    let text = strip_ansi(console);
+    let console = read_console(&text);
+    let structured = read_structured(structured, &console);
+    combine(structured, console, |xml, console| match (xml, console) {
+        (TestStatus::Passed, TestStatus::Xpass) => Some(TestStatus::Xpass),
+        (TestStatus::Skipped, TestStatus::Xfail) => Some(TestStatus::Xfail),
+        _ => None,
+    })
+}
+
+const STATUSES: [(&str, TestStatus); 6] = [
+    ("PASSED", TestStatus::Passed),
+    ("FAILED", TestStatus::Failed),
+    ("ERROR", TestStatus::Error),
+    ("SKIPPED", TestStatus::Skipped),
+    ("XFAIL", TestStatus::Xfail),
+    ("XPASS", TestStatus::Xpass),
+];
+
+fn status_word(word: &str) -> Option<TestStatus> {
+    STATUSES.iter().find(|(w, _)| *w == word).map(|(_, s)| *s)
+}
+
+fn result_for(id: &str, status: TestStatus) -> TestResult {
+    let (file, class) = split_node_id(id);
+    TestResult {
+        status,
+        file: Some(file.to_string()),
+        class: class.map(str::to_string),
+    }
+}
+
+/// The file part and the class part (`path::Class::Inner`) of a node id.
+pub(crate) fn split_node_id(id: &str) -> (&str, Option<&str>) {
+    let Some(path_end) = id.find("::") else {
+        return (id, None);
+    };
+    let params = id[path_end..].find('[').map_or(id.len(), |p| path_end + p);
+    let head = &id[..params];
+    let last = head.rfind("::").unwrap_or(path_end);
+    let class = (last > path_end).then(|| &id[..last]);
+    (&id[..path_end], class)
+}
+
+// ---------------------------------------------------------------- console
+
+fn read_console(text: &str) -> Read {
+    let mut map = TestMap::new(Repeats::Merge);
+    let mut notes = Vec::new();
+    match summary_section(text) {
+        Some(section) => {
+            let mut located_skips = 0usize;
+            for line in section.lines() {
+                if line.starts_with('=') {
+                    break;
+                }
+                let Some((word, rest)) = line.split_once(' ') else {
+                    continue;
+                };
+                let Some(status) = status_word(word) else {
+                    continue;
+                };
+                if status == TestStatus::Skipped && rest.starts_with('[') {
+                    located_skips += 1;
+                    continue;
+                }
+                let id = cut_id(rest);
+                if !id.is_empty() {
+                    map.insert(id.to_string(), result_for(id, status));
+                }
+            }
+            if located_skips > 0 {
+                notes.push(format!(
+                    "console: {located_skips} `SKIPPED [N] file:line` summary lines name no test id; \
+                     those skipped tests are absent from the console results"
+                ));
+            }
+        }
+        None => {
+            for line in text.lines() {
+                if let Some((status, id)) = verbose_line(line) {
+                    map.insert(id.to_string(), result_for(id, status));
+                }
+            }
+            if !map.is_empty() {
+                notes.push(
+                    "console: no `short test summary info` section (was -rA given? was the log cut \
+                     short?); read the per-test progress lines instead"
+                        .to_string(),
+                );
+            }
+        }
+    }
+    notes.extend(map.repeat_note("console"));
+    if map.is_empty() {
+        return Read::Unusable("it shows no pytest result lines".to_string());
+    }
+    Read::Found(map, notes)
+}
+
+/// The text after the last `=== short test summary info ===` line.
+fn summary_section(text: &str) -> Option<&str> {
+    let mut end = text.len();
+    while let Some(at) = text[..end].rfind("short test summary info") {
+        let line_start = text[..at].rfind('\n').map_or(0, |p| p + 1);
+        let line_end = text[at..].find('\n').map_or(text.len(), |p| at + p);
+        let line = text[line_start..line_end].trim_end();
+        if line.starts_with('=') && line.ends_with('=') {
+            return Some(&text[line_end.min(text.len())..]);
+        }
+        end = line_start;
+    }
+    None
+}
+
+/// The node id at the start of `rest` (what follows the status word), without the
+/// ` - message` pytest appends to FAILED, ERROR, XFAIL and XPASS lines.
+pub(crate) fn cut_id(rest: &str) -> &str {
+    let rest = rest.trim_end();
+    let Some(path_end) = rest.find("::") else {
+        // A file (collection error): ids never hold " - " there in practice.
+        return rest.find(" - ").map_or(rest, |p| &rest[..p]);
+    };
+    let bytes = rest.as_bytes();
+    let mut i = path_end;
+    while i < bytes.len() && bytes[i] != b'[' && bytes[i] != b' ' {
+        i += 1;
+    }
+    if i == bytes.len() || bytes[i] == b' ' {
+        return &rest[..i];
+    }
+    // Parameters: first the balanced closing bracket, if the id may end there.
+    let mut depth = 0usize;
+    for (j, &b) in bytes.iter().enumerate().skip(i) {
+        match b {
+            b'[' => depth += 1,
+            b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    if ends_id(rest, j + 1) {
+                        return &rest[..=j];
+                    }
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    // Unbalanced brackets inside the parameters: the first `]` that ends the line or is
+    // followed by ` - `.
+    for (j, &b) in bytes.iter().enumerate().skip(i) {
+        if b == b']' && ends_id(rest, j + 1) {
+            return &rest[..=j];
+        }
+    }
+    rest
+}
+
+fn ends_id(rest: &str, at: usize) -> bool {
+    at == rest.len() || rest[at..].starts_with(" - ")
+}
+
+/// A per-test progress line: `path::id STATUS [ 10%]`, `path::id XFAIL (reason) [ 10%]`, or
+/// xdist's `[gw0] [ 10%] STATUS path::id`.
+fn verbose_line(line: &str) -> Option<(TestStatus, &str)> {
+    let line = line.trim_end();
+    if let Some(rest) = line.strip_prefix("[gw") {
+        let rest = rest.split_once("] ")?.1.trim_start();
+        let rest = match rest.strip_prefix('[') {
+            Some(r) => r.split_once("] ")?.1,
+            None => rest,
+        };
+        let (word, rest) = rest.split_once(' ')?;
+        let id = cut_id(rest);
+        return Some((status_word(word)?, id)).filter(|_| id.contains("::"));
+    }
+    let body = line.strip_suffix(']')?;
+    let open = body.rfind('[')?;
+    let pct = body[open + 1..].trim();
+    if !pct.ends_with('%') || !pct[..pct.len() - 1].bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let body = body[..open].trim_end();
+    let (status, at) = STATUSES
+        .iter()
+        .filter_map(|(word, status)| {
+            let at = body.rfind(&format!(" {word}"))?;
+            let after = &body[at + 1 + word.len()..];
+            (after.is_empty() || after.starts_with(" (")).then_some((*status, at))
+        })
+        .max_by_key(|(_, at)| *at)?;
+    let id = &body[..at];
+    id.contains("::").then_some((status, id))
+}
+
+// ---------------------------------------------------------------- JUnit XML
+
+fn read_structured(reports: &[StructuredReport], console: &Read) -> Read {
+    let xml: Vec<&StructuredReport> = reports
+        .iter()
+        .filter(|r| has_extension(&r.name, "xml"))
+        .collect();
+    if xml.is_empty() {
+        return Read::Unusable(
+            "no JUnit XML report was collected (the test command should pass \
+             --junitxml=$VERDICT_OUT/junit.xml)"
+                .to_string(),
+        );
+    }
+    let mut map = TestMap::new(Repeats::Merge);
+    let mut notes = Vec::new();
+    let mut by_mangled: Option<HashMap<(String, String), String>> = None;
+    let mut guessed = 0usize;
+    let mut junit_reports = 0usize;
+    for report in xml {
+        let text = String::from_utf8_lossy(&report.bytes);
+        let result = read_cases(&text, |case| {
+            let (id, class) = match id_from_file(&case) {
+                Some(found) => found,
+                None => {
+                    let lookup = by_mangled.get_or_insert_with(|| mangled_console_ids(console));
+                    match lookup.get(&(case.classname.clone(), case.name.clone())) {
+                        Some(id) => (id.clone(), split_node_id(id).1.map(str::to_string)),
+                        None => {
+                            guessed += 1;
+                            id_by_guess(&case)
+                        }
+                    }
+                }
+            };
+            let file = split_node_id(&id).0.to_string();
+            let status = match case.outcome {
+                Outcome::Passed => TestStatus::Passed,
+                Outcome::Failed => TestStatus::Failed,
+                Outcome::Error => TestStatus::Error,
+                Outcome::Skipped { xfail: true } => TestStatus::Xfail,
+                Outcome::Skipped { xfail: false } => TestStatus::Skipped,
+            };
+            map.insert(
+                id,
+                TestResult {
+                    status,
+                    file: Some(file),
+                    class,
+                },
+            );
+        });
+        match result {
+            Ok(_) => junit_reports += 1,
+            Err(JunitError::NotJunit) => notes.push(format!(
+                "{} is not a JUnit XML report; ignored",
+                report.name
+            )),
+            Err(err) => return Read::Unusable(format!("the report {} {err}", report.name)),
+        }
+    }
+    if junit_reports == 0 {
+        return Read::Unusable("no collected XML file is a JUnit report".to_string());
+    }
+    if guessed > 0 {
+        notes.push(format!(
+            "structured: {guessed} test ids were rebuilt from `classname` alone (no usable `file` \
+             attribute and no matching console line); module and class were told apart by case"
+        ));
+    }
+    notes.extend(map.repeat_note("structured"));
+    Read::Found(map, notes)
+}
+
+/// The module's dotted name as pytest mangles a path: `tests/sub/test_x.py` → `tests.sub.test_x`.
+fn dotted(path: &str) -> String {
+    let path = path.replace('/', ".");
+    match path.strip_suffix(".py") {
+        Some(stripped) => stripped.to_string(),
+        None => path,
+    }
+}
+
+/// The node id and class from `file` + `classname` + `name`, when `file` explains `classname`.
+fn id_from_file(case: &Case) -> Option<(String, Option<String>)> {
+    let file = relative_path(case.file.as_deref().filter(|f| !f.is_empty())?);
+    let module = dotted(file);
+    if case.classname.is_empty() {
+        // A collection error: `name` is the dotted module.
+        return Some(if case.name.is_empty() || case.name == module {
+            (file.to_string(), None)
+        } else {
+            (format!("{file}::{}", case.name), None)
+        });
+    }
+    if case.classname == module {
+        return Some((format!("{file}::{}", case.name), None));
+    }
+    let classes = case.classname.strip_prefix(&module)?.strip_prefix('.')?;
+    let class = format!("{file}::{}", classes.replace('.', "::"));
+    Some((format!("{class}::{}", case.name), Some(class)))
+}
+
+/// Console ids keyed by `(classname, name)` as pytest's JUnit writer mangles them.
+fn mangled_console_ids(console: &Read) -> HashMap<(String, String), String> {
+    let Read::Found(map, _) = console else {
+        return HashMap::new();
+    };
+    map.tests
+        .keys()
+        .filter_map(|id| {
+            let (path, params) = match id.find('[') {
+                Some(p) => (&id[..p], &id[p..]),
+                None => (id.as_str(), ""),
+            };
+            let mut names: Vec<String> = path.split("::").map(str::to_string).collect();
+            names[0] = dotted(&names[0]);
+            let name = format!("{}{params}", names.pop()?);
+            Some(((names.join("."), name), id.clone()))
+        })
+        .collect()
+}
+
+/// Last resort without `file`: leading `classname` segments up to the first capitalized one
+/// are the module path, the rest are classes.
+fn id_by_guess(case: &Case) -> (String, Option<String>) {
+    let segments: Vec<&str> = case.classname.split('.').collect();
+    let split = segments
+        .iter()
+        .position(|s| s.starts_with(|c: char| c.is_uppercase()))
+        .unwrap_or(segments.len());
+    let file = format!("{}.py", segments[..split].join("/"));
+    if split == segments.len() {
+        return (format!("{file}::{}", case.name), None);
+    }
+    let class = format!("{file}::{}", segments[split..].join("::"));
+    (format!("{class}::{}", case.name), Some(class))
+}
