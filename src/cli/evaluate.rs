@@ -108,7 +108,7 @@ async fn evaluate_all(
         let handle = tasks.spawn(async move {
             let _permit = gate.acquire_owned().await;
             let report = run::evaluation::evaluate_one(&ctx, &repos, &instance, &prediction, &dir).await;
-            bar.println(format!("{:<40} {}", instance.instance_id, report.outcome));
+            bar.suspend(|| println!("{:<40} {}", instance.instance_id, report.outcome));
             bar.inc(1);
             report
         });

@@ -53,7 +53,7 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
             let _permit = gate.acquire_owned().await;
             let report = validate_one(&ctx, &instance, repeat, &dir).await;
             let _ = common::write_json(&dir.join("validation.json"), &report);
-            bar.println(format!("{:<40} {:?}", instance.instance_id, report.status));
+            bar.suspend(|| println!("{:<40} {:?}", instance.instance_id, report.status));
             bar.inc(1);
             report
         });
