@@ -4,4 +4,5 @@
 //! → [`report`], with [`localize`] beside it.
 
 pub mod dataset;
+pub mod localize;
 pub mod parse;

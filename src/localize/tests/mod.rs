@@ -1,0 +1,3 @@
+//! Unit tests for localization.
+
+mod fixtures;
