@@ -27,6 +27,35 @@ pub fn locate(patch: &str, base: &dyn Snapshot) -> Result<PatchLocations, Locate
     Localizer::new().locate(patch, base, &mut SnapshotCache::default())
 }
 
+/// One file as a patch leaves it (see [`apply_patch`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppliedFile {
+    /// The path before the patch; `None` for a file the patch creates or copies.
+    pub old_path: Option<String>,
+    /// The path after the patch.
+    pub new_path: String,
+    /// The contents after the patch; `None` when the patch deletes the file or the change is
+    /// binary.
+    pub contents: Option<Vec<u8>>,
+    pub binary: bool,
+}
+
+/// Parses `patch` and applies it exactly to `base`, without any localization: the files it
+/// touches, in first-appearance order, with their post-images.
+pub fn apply_patch(patch: &str, base: &dyn Snapshot) -> Result<Vec<AppliedFile>, LocateError> {
+    let sections = parse_patch(patch)?;
+    let files = apply_sections(&sections, base, &mut SnapshotCache::default())?;
+    Ok(files
+        .into_iter()
+        .map(|f| AppliedFile {
+            old_path: f.origin,
+            new_path: f.path,
+            contents: if f.binary { None } else { f.contents },
+            binary: f.binary,
+        })
+        .collect())
+}
+
 /// A parsed file: its tree, its outline, and its first syntax error.
 struct Parsed {
     tree: Tree,

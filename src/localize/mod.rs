@@ -30,7 +30,7 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 pub use lang::{infer_language, Language};
-pub use locate::{locate, Localizer, SnapshotCache};
+pub use locate::{apply_patch, locate, AppliedFile, Localizer, SnapshotCache};
 pub use metrics::{LevelAggregate, LevelScores, KS};
 pub use ranked::RankedLocations;
 pub use score::{
