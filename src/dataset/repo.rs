@@ -128,6 +128,19 @@ impl RepoStore {
     }
 }
 
+/// A repository at one commit, read file by file (what localization needs on the host).
+pub struct GitSnapshot<'a> {
+    pub store: &'a RepoStore,
+    pub repo: String,
+    pub commit: String,
+}
+
+impl crate::localize::Snapshot for GitSnapshot<'_> {
+    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
+        self.store.read_file(&self.repo, &self.commit, path).map_err(|e| e.to_string())
+    }
+}
+
 /// Reads one blob; `None` when the path is absent at that commit.
 pub fn read_blob(repo: &str, git_dir: &Path, commit: &str, path: &str) -> Result<Option<Vec<u8>>, RepoError> {
     let spec = format!("{commit}:{path}");

@@ -2,6 +2,7 @@
 //! ([`summary`]), the terminal table ([`table`]) and the `verdict validate` / `check-envs`
 //! report types ([`validation`]). Plain data the pipeline fills, plus pure functions over it.
 
+pub mod localization;
 pub mod summary;
 pub mod table;
 pub mod validation;
@@ -14,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use summary::{summarize, Breakdown, CostSummary, InstanceFacts, OwnCost, Rate, Summary};
+pub use localization::render_localization;
 pub use table::{render_comparison, render_table};
 pub use validation::{
     drift_from_grade, validation_status, CheckEnvReport, Drift, ValidationReport, ValidationStatus,

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use super::{execute, prepare, Context, RunRecord, RunStatus};
-use crate::dataset::repo::RepoStore;
+use crate::dataset::repo::{GitSnapshot, RepoStore};
+use crate::localize::{Candidate, InstanceLocalization, LocalizeItem, Localizer};
 use crate::dataset::{Instance, Prediction};
 use crate::grade;
 use crate::parse::ParsedTests;
@@ -35,7 +36,7 @@ pub async fn evaluate_one(ctx: &Context, repos: &RepoStore, instance: &Instance,
     let mut report = blank_report(instance, prediction);
     report.language = prepared.as_ref().map(|p| p.entry.language.clone()).unwrap_or_else(|_| "unknown".into());
     report.environment = env_key;
-    report.localization = crate::localize::for_report(repos, instance, &patch);
+    report.localization = localization(repos, instance, &patch, &report.language);
 
     if patch.trim().is_empty() {
         report.outcome = Outcome::EmptyPatch;
@@ -61,6 +62,31 @@ pub async fn evaluate_one(ctx: &Context, repos: &RepoStore, instance: &Instance,
     let record = execute(ctx, &prepared, instance, Some(&patch), dir).await;
     decide(&mut report, instance, record);
     finish(report, &report_path)
+}
+
+/// The candidate's localization scores against the gold patch, computed on the host from the
+/// repository at the base commit (no container needed).
+fn localization(repos: &RepoStore, instance: &Instance, patch: &str, language: &str) -> Option<serde_json::Value> {
+    let snapshot = GitSnapshot { store: repos, repo: instance.repo.clone(), commit: instance.base_commit.clone() };
+    let candidate = if patch.trim().is_empty() { Candidate::Missing } else { Candidate::Patch(patch.to_string()) };
+    let item = LocalizeItem {
+        instance_id: instance.instance_id.clone(),
+        language: (language != "unknown").then(|| language.to_string()),
+        gold_patch: instance.patch.clone(),
+        candidate,
+        snapshot: Box::new(snapshot),
+    };
+    serde_json::to_value(Localizer::new().score(item)).ok()
+}
+
+/// The localization aggregate of a run's reports (those that carry per-instance scores).
+pub fn localization_summary(reports: &[InstanceReport]) -> Option<serde_json::Value> {
+    let instances: Vec<InstanceLocalization> =
+        reports.iter().filter_map(|r| serde_json::from_value(r.localization.clone()?).ok()).collect();
+    if instances.is_empty() {
+        return None;
+    }
+    serde_json::to_value(crate::localize::summarize(&instances)).ok()
 }
 
 /// A report that says nothing yet: `infra_error` until something better is known.

@@ -172,6 +172,44 @@ pub fn load_instances(path: &Path) -> Result<Vec<Instance>, LoadError> {
     Ok(instances)
 }
 
+/// Reads ranked localization outputs (see [`crate::localize::RankedLocations`] for the field
+/// names), in any of the accepted shapes. Each record needs an `instance_id` (or its key in a
+/// keyed file); an id given twice is an error.
+pub fn load_ranked(path: &Path) -> Result<Vec<crate::localize::RankedLocations>, LoadError> {
+    let records = document::read_records(path, "ranked locations")?;
+    let mut seen: HashMap<String, Location> = HashMap::new();
+    let mut ranked = Vec::with_capacity(records.len());
+    for record in records {
+        let at = record.at.clone();
+        let mut locations: crate::localize::RankedLocations =
+            serde_json::from_value(record.value).map_err(|e| LoadError::WrongType {
+                path: path.to_path_buf(),
+                at: at.clone(),
+                field: "(record)".into(),
+                expected: "an object with instance_id and lists of files, classes, functions".into(),
+                found: e.to_string(),
+            })?;
+        let id = match (locations.instance_id.clone(), record.key) {
+            (Some(id), _) | (None, Some(id)) => id,
+            (None, None) => {
+                return Err(LoadError::MissingField {
+                    path: path.to_path_buf(),
+                    at,
+                    field: "instance_id",
+                    hint: "each ranked record names the instance it localizes".into(),
+                })
+            }
+        };
+        if let Some(first) = seen.get(&id) {
+            return Err(LoadError::DuplicateInstance { path: path.to_path_buf(), id, first: first.clone(), second: at });
+        }
+        seen.insert(id.clone(), at);
+        locations.instance_id = Some(id);
+        ranked.push(locations);
+    }
+    Ok(ranked)
+}
+
 /// Reads every prediction of a predictions file. See the module doc for the accepted shapes
 /// and the cost fields.
 pub fn load_predictions(path: &Path) -> Result<Vec<Prediction>, LoadError> {

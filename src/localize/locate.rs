@@ -1,0 +1,545 @@
+//! The localization pipeline for one patch against one snapshot: parse, apply, re-diff, and map
+//! changed lines to definitions. Parsers are reused across calls; each pre-image is read and
+//! parsed at most once per [`SnapshotCache`], and each post-image is parsed incrementally from
+//! its pre-image tree (and not again when another patch yields the same post-image).
+
+use std::collections::{HashMap, HashSet};
+
+use tree_sitter::{InputEdit, Parser, Point, Tree};
+
+use super::apply::{apply_hunks, split_lines};
+use super::lang::Language;
+use super::linediff::{diff_lines, Block};
+use super::outline::{first_error, Outline};
+use super::patch::{parse_patch, FileSection, SectionKind};
+use super::rules::DefKind;
+use super::{FileNote, LocateError, PatchLocations, Snapshot};
+
+/// Files larger than this are not parsed (file level only, with a note).
+pub(crate) const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
+/// A changed line longer than this marks a minified or generated file: file level only.
+pub(crate) const MAX_LINE_BYTES: usize = 4096;
+
+/// Localizes one patch against a snapshot, with fresh parsers and caches. To localize several
+/// patches (a gold and a candidate) against the same snapshot, use a [`Localizer`] and one
+/// [`SnapshotCache`] so that each file is read and parsed once.
+pub fn locate(patch: &str, base: &dyn Snapshot) -> Result<PatchLocations, LocateError> {
+    Localizer::new().locate(patch, base, &mut SnapshotCache::default())
+}
+
+/// One file as a patch leaves it (see [`apply_patch`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppliedFile {
+    /// The path before the patch; `None` for a file the patch creates or copies.
+    pub old_path: Option<String>,
+    /// The path after the patch.
+    pub new_path: String,
+    /// The contents after the patch; `None` when the patch deletes the file or the change is
+    /// binary.
+    pub contents: Option<Vec<u8>>,
+    pub binary: bool,
+}
+
+/// Parses `patch` and applies it exactly to `base`, without any localization: the files it
+/// touches, in first-appearance order, with their post-images.
+pub fn apply_patch(patch: &str, base: &dyn Snapshot) -> Result<Vec<AppliedFile>, LocateError> {
+    let sections = parse_patch(patch)?;
+    let files = apply_sections(&sections, base, &mut SnapshotCache::default())?;
+    Ok(files
+        .into_iter()
+        .map(|f| AppliedFile {
+            old_path: f.origin,
+            new_path: f.path,
+            contents: if f.binary { None } else { f.contents },
+            binary: f.binary,
+        })
+        .collect())
+}
+
+/// A parsed file: its tree, its outline, and its first syntax error.
+struct Parsed {
+    tree: Tree,
+    outline: Outline,
+    error: Option<String>,
+}
+
+struct PreEntry {
+    contents: Option<Vec<u8>>,
+    /// `None` until a parse was needed.
+    parsed: Option<Parsed>,
+}
+
+/// What one snapshot's files looked like and how they parsed. Belongs to one snapshot: use a
+/// new cache for another base commit.
+#[derive(Default)]
+pub struct SnapshotCache {
+    pre: HashMap<String, PreEntry>,
+    /// Post-images by pre-image path, reused when another patch yields the same bytes.
+    post: HashMap<String, (Vec<u8>, Parsed)>,
+}
+
+impl SnapshotCache {
+    fn load(&mut self, path: &str, base: &dyn Snapshot) -> Result<(), LocateError> {
+        if !self.pre.contains_key(path) {
+            let contents = base.read(path).map_err(|message| LocateError::Snapshot {
+                path: path.to_string(),
+                message,
+            })?;
+            self.pre.insert(path.to_string(), PreEntry { contents, parsed: None });
+        }
+        Ok(())
+    }
+
+    fn contents(&self, path: &str) -> Option<&[u8]> {
+        self.pre.get(path).and_then(|e| e.contents.as_deref())
+    }
+}
+
+/// Reusable tree-sitter parsers, one per language, created on first use.
+#[derive(Default)]
+pub struct Localizer {
+    parsers: Vec<Option<Parser>>,
+}
+
+/// A file as the patch leaves it.
+pub(super) struct Working {
+    /// The pre-image path; `None` for a file the patch creates (or copies).
+    pub origin: Option<String>,
+    pub path: String,
+    /// `None` once deleted.
+    pub contents: Option<Vec<u8>>,
+    pub binary: bool,
+    pub mode_change: bool,
+    pub renamed: bool,
+}
+
+/// Lists without duplicates, in first-appearance order.
+#[derive(Default)]
+struct Collector {
+    out: PatchLocations,
+    seen: HashSet<(u8, String)>,
+}
+
+impl Collector {
+    fn push(&mut self, list: u8, value: String) {
+        if self.seen.insert((list, value.clone())) {
+            let target = match list {
+                0 => &mut self.out.files,
+                1 => &mut self.out.created_files,
+                2 => &mut self.out.classes,
+                3 => &mut self.out.added_classes,
+                4 => &mut self.out.functions,
+                _ => &mut self.out.added_functions,
+            };
+            target.push(value);
+        }
+    }
+
+    fn note(&mut self, path: &str, reason: impl Into<String>) {
+        self.out.notes.push(FileNote { path: path.to_string(), reason: reason.into() });
+    }
+}
+
+const FILES: u8 = 0;
+const CREATED: u8 = 1;
+const CLASSES: u8 = 2;
+const ADDED_CLASSES: u8 = 3;
+const FUNCTIONS: u8 = 4;
+const ADDED_FUNCTIONS: u8 = 5;
+
+fn does_not_apply(path: &str, reason: impl Into<String>) -> LocateError {
+    LocateError::DoesNotApply { path: path.to_string(), reason: reason.into() }
+}
+
+impl Localizer {
+    pub fn new() -> Self {
+        Localizer { parsers: (0..Language::ALL.len()).map(|_| None).collect() }
+    }
+
+    fn parser(&mut self, lang: Language) -> Option<&mut Parser> {
+        let slot = self.parsers.get_mut(lang.index())?;
+        if slot.is_none() {
+            let mut parser = Parser::new();
+            parser.set_language(&lang.grammar()).ok()?;
+            *slot = Some(parser);
+        }
+        slot.as_mut()
+    }
+
+    /// Localizes `patch` against `base`, reading and parsing files through `cache` (which must
+    /// belong to `base`).
+    pub fn locate(
+        &mut self,
+        patch: &str,
+        base: &dyn Snapshot,
+        cache: &mut SnapshotCache,
+    ) -> Result<PatchLocations, LocateError> {
+        let sections = parse_patch(patch)?;
+        let working = apply_sections(&sections, base, cache)?;
+        let mut collector = Collector::default();
+        for file in &working {
+            self.collect_file(file, cache, &mut collector);
+        }
+        Ok(collector.out)
+    }
+
+    fn collect_file(&mut self, file: &Working, cache: &mut SnapshotCache, out: &mut Collector) {
+        let Some(origin) = &file.origin else {
+            out.push(CREATED, file.path.clone());
+            out.note(&file.path, "created by the patch: listed, not scored");
+            return;
+        };
+        if file.binary {
+            out.push(FILES, origin.clone());
+            out.note(origin, "binary patch: scored at file level only");
+            return;
+        }
+        let Some(post) = &file.contents else {
+            out.push(FILES, origin.clone());
+            out.note(origin, "deleted by the patch: scored at file level only");
+            return;
+        };
+        let pre = cache.contents(origin).unwrap_or_default();
+        if pre == post.as_slice() {
+            if file.renamed || file.mode_change {
+                out.push(FILES, origin.clone());
+            } else {
+                out.note(origin, "the patch leaves this file unchanged: not counted");
+            }
+            return;
+        }
+        out.push(FILES, origin.clone());
+        self.collect_definitions(origin, &file.path, post, cache, out);
+    }
+
+    /// Maps the changed lines of one file to definitions.
+    fn collect_definitions(
+        &mut self,
+        origin: &str,
+        post_path: &str,
+        post: &[u8],
+        cache: &mut SnapshotCache,
+        out: &mut Collector,
+    ) {
+        let Some(entry) = cache.pre.get_mut(origin) else { return };
+        let pre: &[u8] = entry.contents.as_deref().unwrap_or_default();
+        let pre_lines = split_lines(pre);
+        let post_lines = split_lines(post);
+        let (blocks, coarse) = diff_lines(&pre_lines, &post_lines);
+        if coarse {
+            out.note(origin, "too many changes for an exact line diff: the changed region is taken as one block");
+        }
+        let (Some(pre_lang), Some(post_lang)) = (Language::from_path(origin), Language::from_path(post_path)) else {
+            let ext = origin.rsplit_once('.').map_or("(none)", |(_, e)| e);
+            out.note(origin, format!("no grammar for `.{ext}` files: scored at file level only"));
+            return;
+        };
+        if let Some(reason) = unmappable(&pre_lines, &post_lines, &blocks, pre, post) {
+            out.note(origin, format!("{reason}: scored at file level only"));
+            return;
+        }
+
+        // Pre-image: parsed once per snapshot.
+        if entry.parsed.is_none() {
+            let Some(parser) = self.parser(pre_lang) else { return };
+            let Some(tree) = parser.parse(pre, None) else {
+                out.note(origin, "tree-sitter gave no tree: scored at file level only");
+                return;
+            };
+            let outline = Outline::build(pre_lang, &tree, pre, pre_lines.len());
+            let error = first_error(&tree);
+            entry.parsed = Some(Parsed { tree, outline, error });
+        }
+        let Some(pre_parsed) = entry.parsed.as_ref() else { return };
+        if let Some(error) = &pre_parsed.error {
+            out.out.parse_errors.push(FileNote {
+                path: origin.to_string(),
+                reason: format!("pre-image: {error}"),
+            });
+            out.note(origin, "the pre-image does not parse: scored at file level only");
+            return;
+        }
+
+        // Post-image: incremental from the pre-image tree, reused if already seen.
+        let reuse = cache.post.get(origin).is_some_and(|(bytes, _)| bytes.as_slice() == post);
+        if !reuse {
+            let mut old_tree = None;
+            if pre_lang == post_lang {
+                let mut tree = pre_parsed.tree.clone();
+                for edit in edits(&blocks, &pre_lines, &post_lines) {
+                    tree.edit(&edit);
+                }
+                old_tree = Some(tree);
+            }
+            let Some(parser) = self.parser(post_lang) else { return };
+            let Some(tree) = parser.parse(post, old_tree.as_ref()) else {
+                out.note(origin, "tree-sitter gave no tree for the post-image: removed lines only");
+                return;
+            };
+            let outline = Outline::build(post_lang, &tree, post, post_lines.len());
+            let error = first_error(&tree);
+            cache.post.insert(origin.to_string(), (post.to_vec(), Parsed { tree, outline, error }));
+        }
+        let Some(entry) = cache.pre.get(origin) else { return };
+        let Some(pre_parsed) = entry.parsed.as_ref() else { return };
+        let Some((_, post_parsed)) = cache.post.get(origin) else { return };
+        let post_outline = match &post_parsed.error {
+            None => Some(&post_parsed.outline),
+            Some(error) => {
+                out.out.parse_errors.push(FileNote {
+                    path: origin.to_string(),
+                    reason: format!("post-image: {error}"),
+                });
+                out.note(origin, "the post-image does not parse: only removed lines are mapped");
+                None
+            }
+        };
+
+        let pre_outline = &pre_parsed.outline;
+        for block in &blocks {
+            for row in block.old.clone() {
+                if let Some(def) = pre_outline.owner(row) {
+                    if let Some(class) = &def.class {
+                        out.push(CLASSES, format!("{origin}:{class}"));
+                    }
+                    if def.kind == DefKind::Function {
+                        out.push(FUNCTIONS, format!("{origin}:{}", def.qualified));
+                    }
+                }
+            }
+            let Some(post_outline) = post_outline else { continue };
+            for row in block.new.clone() {
+                if let Some(def) = post_outline.owner(row) {
+                    if let Some(class) = &def.class {
+                        let list = if pre_outline.classes.contains(class) { CLASSES } else { ADDED_CLASSES };
+                        out.push(list, format!("{origin}:{class}"));
+                    }
+                    if def.kind == DefKind::Function {
+                        let list = if pre_outline.functions.contains(&def.qualified) {
+                            FUNCTIONS
+                        } else {
+                            ADDED_FUNCTIONS
+                        };
+                        out.push(list, format!("{origin}:{}", def.qualified));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Why a file's changes cannot be mapped to definitions, if they cannot.
+fn unmappable(
+    pre_lines: &[&[u8]],
+    post_lines: &[&[u8]],
+    blocks: &[Block],
+    pre: &[u8],
+    post: &[u8],
+) -> Option<String> {
+    if pre.len() > MAX_PARSE_BYTES || post.len() > MAX_PARSE_BYTES {
+        return Some(format!(
+            "larger than {} MiB ({} bytes before, {} after)",
+            MAX_PARSE_BYTES / (1024 * 1024),
+            pre.len(),
+            post.len()
+        ));
+    }
+    for block in blocks {
+        let long = block
+            .old
+            .clone()
+            .map(|r| (r, pre_lines[r].len(), "before"))
+            .chain(block.new.clone().map(|r| (r, post_lines[r].len(), "after")))
+            .find(|(_, len, _)| *len > MAX_LINE_BYTES);
+        if let Some((row, len, side)) = long {
+            return Some(format!(
+                "minified or generated: changed line {} ({side} the patch) is {len} bytes long",
+                row + 1
+            ));
+        }
+    }
+    if std::str::from_utf8(pre).is_err() {
+        return Some("the pre-image is not UTF-8".to_string());
+    }
+    if std::str::from_utf8(post).is_err() {
+        return Some("the post-image is not UTF-8".to_string());
+    }
+    None
+}
+
+/// The tree edits that turn the pre-image into the post-image, block by block, each expressed
+/// in the coordinates of the text as edited so far.
+fn edits(blocks: &[Block], pre_lines: &[&[u8]], post_lines: &[&[u8]]) -> Vec<InputEdit> {
+    let offsets = |lines: &[&[u8]]| -> Vec<usize> {
+        let mut acc = Vec::with_capacity(lines.len() + 1);
+        let mut total = 0;
+        acc.push(0);
+        for line in lines {
+            total += line.len();
+            acc.push(total);
+        }
+        acc
+    };
+    let pre_off = offsets(pre_lines);
+    let post_off = offsets(post_lines);
+    let end_point = |start_row: usize, lines: &[&[u8]]| -> Point {
+        match lines.last() {
+            None => Point::new(start_row, 0),
+            Some(last) if last.ends_with(b"\n") => Point::new(start_row + lines.len(), 0),
+            Some(last) => Point::new(start_row + lines.len() - 1, last.len()),
+        }
+    };
+    blocks
+        .iter()
+        .map(|b| {
+            let start_byte = post_off[b.new.start];
+            InputEdit {
+                start_byte,
+                old_end_byte: start_byte + (pre_off[b.old.end] - pre_off[b.old.start]),
+                new_end_byte: post_off[b.new.end],
+                start_position: Point::new(b.new.start, 0),
+                old_end_position: end_point(b.new.start, &pre_lines[b.old.clone()]),
+                new_end_position: end_point(b.new.start, &post_lines[b.new.clone()]),
+            }
+        })
+        .collect()
+}
+
+/// Applies every section in order and returns the touched files in first-appearance order.
+pub(super) fn apply_sections(
+    sections: &[FileSection<'_>],
+    base: &dyn Snapshot,
+    cache: &mut SnapshotCache,
+) -> Result<Vec<Working>, LocateError> {
+    let mut files: Vec<Working> = Vec::new();
+    // Current path → index into `files` for files that exist after the sections so far.
+    let mut live: HashMap<String, usize> = HashMap::new();
+    // Base paths the patch has deleted or renamed away.
+    let mut gone: HashSet<String> = HashSet::new();
+
+    // A file that must exist: either live already or present at the base.
+    fn existing(
+        path: &str,
+        files: &mut Vec<Working>,
+        live: &mut HashMap<String, usize>,
+        gone: &HashSet<String>,
+        base: &dyn Snapshot,
+        cache: &mut SnapshotCache,
+    ) -> Result<usize, LocateError> {
+        if let Some(&i) = live.get(path) {
+            return Ok(i);
+        }
+        cache.load(path, base)?;
+        let Some(contents) = cache.contents(path).filter(|_| !gone.contains(path)) else {
+            return Err(does_not_apply(path, "the file does not exist at the base commit"));
+        };
+        files.push(Working {
+            origin: Some(path.to_string()),
+            path: path.to_string(),
+            contents: Some(contents.to_vec()),
+            binary: false,
+            mode_change: false,
+            renamed: false,
+        });
+        live.insert(path.to_string(), files.len() - 1);
+        Ok(files.len() - 1)
+    }
+
+    let apply = |path: &str, contents: &[u8], section: &FileSection<'_>| -> Result<Vec<u8>, LocateError> {
+        if section.hunks.is_empty() {
+            return Ok(contents.to_vec());
+        }
+        let lines = split_lines(contents);
+        let post = apply_hunks(&lines, &section.hunks).map_err(|m| {
+            does_not_apply(path, format!("hunk {} (patch line {}): {}", m.hunk, m.patch_line, m.reason))
+        })?;
+        Ok(post.concat())
+    };
+
+    for section in sections {
+        match section.kind {
+            SectionKind::Modify => {
+                let path = section.new_path.as_deref().unwrap_or_default();
+                let i = existing(path, &mut files, &mut live, &gone, base, cache)?;
+                let file = &mut files[i];
+                file.mode_change |= section.mode_change;
+                if section.binary {
+                    file.binary = true;
+                } else if let Some(contents) = &file.contents {
+                    file.contents = Some(apply(path, contents, section)?);
+                }
+            }
+            SectionKind::Create | SectionKind::Copy => {
+                let path = section.new_path.as_deref().unwrap_or_default();
+                let exists_at_base = !gone.contains(path) && {
+                    cache.load(path, base)?;
+                    cache.contents(path).is_some()
+                };
+                if live.contains_key(path) || exists_at_base {
+                    return Err(does_not_apply(path, "the patch creates a file that already exists"));
+                }
+                let source = match (section.kind, section.old_path.as_deref()) {
+                    (SectionKind::Copy, Some(from)) => {
+                        let i = existing(from, &mut files, &mut live, &gone, base, cache)?;
+                        files[i].contents.clone().unwrap_or_default()
+                    }
+                    _ => Vec::new(),
+                };
+                let contents = if section.binary { Vec::new() } else { apply(path, &source, section)? };
+                files.push(Working {
+                    origin: None,
+                    path: path.to_string(),
+                    contents: Some(contents),
+                    binary: section.binary,
+                    mode_change: false,
+                    renamed: false,
+                });
+                live.insert(path.to_string(), files.len() - 1);
+            }
+            SectionKind::Delete => {
+                let path = section.old_path.as_deref().unwrap_or_default();
+                let i = existing(path, &mut files, &mut live, &gone, base, cache)?;
+                let file = &mut files[i];
+                if !section.binary && !file.binary {
+                    let contents = file.contents.as_deref().unwrap_or_default();
+                    let rest = apply(path, contents, section)?;
+                    if !rest.is_empty() {
+                        return Err(does_not_apply(
+                            path,
+                            format!("deleting the file leaves {} bytes behind", rest.len()),
+                        ));
+                    }
+                }
+                file.contents = None;
+                file.binary |= section.binary;
+                live.remove(path);
+                gone.insert(path.to_string());
+            }
+            SectionKind::Rename => {
+                let from = section.old_path.as_deref().unwrap_or_default();
+                let to = section.new_path.as_deref().unwrap_or_default();
+                let i = existing(from, &mut files, &mut live, &gone, base, cache)?;
+                let exists_at_base = !gone.contains(to) && {
+                    cache.load(to, base)?;
+                    cache.contents(to).is_some()
+                };
+                if live.contains_key(to) || exists_at_base {
+                    return Err(does_not_apply(to, "the patch renames a file onto one that exists"));
+                }
+                let file = &mut files[i];
+                file.mode_change |= section.mode_change;
+                if section.binary {
+                    file.binary = true;
+                } else if let Some(contents) = &file.contents {
+                    file.contents = Some(apply(from, contents, section)?);
+                }
+                file.renamed = true;
+                file.path = to.to_string();
+                live.remove(from);
+                gone.insert(from.to_string());
+                live.insert(to.to_string(), i);
+            }
+        }
+    }
+    Ok(files)
+}

@@ -1,0 +1,171 @@
+//! The outline of one parsed file: its class and function definitions with their qualified
+//! names and line spans, and for each line the innermost definition that encloses it.
+//!
+//! The walk stops at functions (nested functions, callbacks and classes inside a function fold
+//! into it), so a function's body is never visited; everything outside functions is visited
+//! with an explicit stack, so deep trees cannot overflow the call stack.
+
+use std::collections::HashSet;
+
+use tree_sitter::{Node, Tree};
+
+use super::lang::Language;
+use super::rules::{classify, DefKind};
+
+const NO_DEF: u32 = u32::MAX;
+
+/// One definition with its names resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Def {
+    pub kind: DefKind,
+    pub start_row: usize,
+    pub end_row: usize,
+    /// The qualified name (`Outer.Inner.method`): the function entity of a function, the prefix
+    /// for what a class or scope contains.
+    pub qualified: Box<str>,
+    /// The class entity a line directly inside this definition belongs to.
+    pub class: Option<Box<str>>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Outline {
+    pub defs: Vec<Def>,
+    /// For each row, the index of the innermost definition covering it, or `NO_DEF`.
+    row_owner: Vec<u32>,
+    pub functions: HashSet<Box<str>>,
+    pub classes: HashSet<Box<str>>,
+}
+
+impl Outline {
+    /// The innermost definition enclosing `row` (0-based).
+    pub fn owner(&self, row: usize) -> Option<&Def> {
+        match self.row_owner.get(row) {
+            Some(&idx) if idx != NO_DEF => self.defs.get(idx as usize),
+            _ => None,
+        }
+    }
+
+    pub fn build(lang: Language, tree: &Tree, src: &[u8], rows: usize) -> Outline {
+        let mut outline = Outline { row_owner: vec![NO_DEF; rows], ..Outline::default() };
+        let root = tree.root_node();
+        let mut cursor = root.walk();
+        // (node, its parent node, index of the enclosing definition)
+        let mut stack: Vec<(Node<'_>, Option<Node<'_>>, u32)> = Vec::new();
+        let mut children: Vec<Node<'_>> = Vec::new();
+        push_children(&mut stack, &mut children, &mut cursor, root, NO_DEF);
+
+        while let Some((node, parent, enclosing)) = stack.pop() {
+            let Some(found) = classify(lang, node, parent, src) else {
+                push_children(&mut stack, &mut children, &mut cursor, node, enclosing);
+                continue;
+            };
+            let outer = (enclosing != NO_DEF).then(|| &outline.defs[enclosing as usize]);
+            let prefix = outer.map(|d| &*d.qualified);
+            let join = |a: Option<&str>, b: &str| match a {
+                Some(a) if !a.is_empty() => format!("{a}.{b}"),
+                _ => b.to_string(),
+            };
+            let inherited_class = outer.and_then(|d| d.class.clone());
+            let (qualified, class): (Box<str>, Option<Box<str>>) = match found.kind {
+                DefKind::Class => {
+                    let q: Box<str> = join(prefix, &found.name).into();
+                    (q.clone(), Some(q))
+                }
+                DefKind::Scope => (join(prefix, &found.name).into(), inherited_class),
+                DefKind::Function => match &found.receiver {
+                    Some(receiver) => {
+                        let class = join(prefix, receiver);
+                        (join(Some(&class), &found.name).into(), Some(class.into()))
+                    }
+                    None => (join(prefix, &found.name).into(), inherited_class),
+                },
+            };
+            match found.kind {
+                DefKind::Function => {
+                    outline.functions.insert(qualified.clone());
+                }
+                DefKind::Class => {
+                    outline.classes.insert(qualified.clone());
+                }
+                DefKind::Scope => {}
+            }
+            if let Some(class) = &class {
+                outline.classes.insert(class.clone());
+            }
+            let end = node.end_position();
+            let end_row = if end.column == 0 && end.row > found.start_row { end.row - 1 } else { end.row };
+            let index = outline.defs.len() as u32;
+            outline.defs.push(Def {
+                kind: found.kind,
+                start_row: found.start_row,
+                end_row,
+                qualified,
+                class,
+            });
+            // Pre-order: a definition paints its rows before its children repaint theirs.
+            let last = outline.row_owner.len().saturating_sub(1);
+            if found.start_row <= last {
+                for owner in &mut outline.row_owner[found.start_row..=end_row.min(last)] {
+                    *owner = index;
+                }
+            }
+            if let Some(body) = found.descend {
+                push_children(&mut stack, &mut children, &mut cursor, body, index);
+            }
+        }
+        outline
+    }
+}
+
+/// Pushes the named children of `node` so that they pop in document order.
+fn push_children<'t>(
+    stack: &mut Vec<(Node<'t>, Option<Node<'t>>, u32)>,
+    scratch: &mut Vec<Node<'t>>,
+    cursor: &mut tree_sitter::TreeCursor<'t>,
+    node: Node<'t>,
+    enclosing: u32,
+) {
+    scratch.clear();
+    cursor.reset(node);
+    if cursor.goto_first_child() {
+        loop {
+            let child = cursor.node();
+            if child.is_named() {
+                scratch.push(child);
+            }
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    stack.extend(scratch.drain(..).rev().map(|c| (c, Some(node), enclosing)));
+}
+
+/// The first syntax error in a tree, as `line N: …`, or `None` when the tree has none.
+pub(crate) fn first_error(tree: &Tree) -> Option<String> {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return None;
+    }
+    let mut node = root;
+    'descend: loop {
+        if node.is_error() || node.is_missing() {
+            break;
+        }
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if child.has_error() {
+                node = child;
+                continue 'descend;
+            }
+        }
+        break;
+    }
+    let p = node.start_position();
+    let what = if node.is_missing() {
+        format!("missing `{}`", node.kind())
+    } else {
+        "unexpected syntax".to_string()
+    };
+    Some(format!("syntax error at line {}, column {}: {what}", p.row + 1, p.column + 1))
+}
