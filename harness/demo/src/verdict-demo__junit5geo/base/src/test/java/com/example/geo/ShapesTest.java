@@ -22,17 +22,18 @@ class ShapesTest {
         assertEquals(0.0, Shapes.circleArea(0.0), 1e-9);
     }
 
-    @ParameterizedTest
-    @CsvSource({"2, 3, 6", "0.5, 4, 2", "7, 0, 0"})
-    void rectangleArea(double width, double height, double expected) {
-        assertEquals(expected, Shapes.rectangleArea(width, height), 1e-9);
-    }
-
     @Nested
-    class Triangles {
+    @DisplayName("rectangles")
+    class Rectangles {
+        @ParameterizedTest(name = "{0} x {1} = {2}")
+        @CsvSource({"2, 3, 6", "0.5, 4, 2", "7, 0, 0"})
+        void area(double width, double height, double expected) {
+            assertEquals(expected, Shapes.rectangleArea(width, height), 1e-9);
+        }
+
         @Test
-        void degenerateTriangleHasNoArea() {
-            assertEquals(0.0, Shapes.triangleArea(1, 2, 3), 1e-9);
+        void squareArea() {
+            assertEquals(9.0, Shapes.rectangleArea(3, 3), 1e-9);
         }
     }
 }
