@@ -1,0 +1,41 @@
+"""Descriptive statistics over sequences of numbers."""
+
+from collections import Counter
+
+from .errors import CalcError
+
+
+def _data(values, what):
+    data = list(values)
+    if not data:
+        raise CalcError(f"{what} of empty data")
+    return data
+
+
+def mean(values):
+    """The arithmetic mean."""
+    data = _data(values, "mean")
+    return sum(data) / len(data)
+
+
+def median(values):
+    """The middle value of the sorted data; the mean of the two middle values for even-length data."""
+    data = sorted(_data(values, "median"))
+    mid = len(data) // 2
+    if len(data) % 2:
+        return data[mid]
+    return (data[mid - 1] + data[mid]) / 2
+
+
+def mode(values):
+    """The most common value; the smallest one on a tie."""
+    counts = Counter(_data(values, "mode"))
+    best = max(counts.values())
+    return min(value for value, count in counts.items() if count == best)
+
+
+def variance(values):
+    """The population variance."""
+    data = _data(values, "variance")
+    mu = mean(data)
+    return sum((x - mu) ** 2 for x in data) / len(data)
