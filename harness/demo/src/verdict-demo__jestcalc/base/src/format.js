@@ -1,0 +1,7 @@
+'use strict';
+
+function formatNumber(value) {
+  return value.toFixed(2);
+}
+
+module.exports = { formatNumber };

@@ -1,0 +1,23 @@
+'use strict';
+
+function add(a, b) {
+  return a + b;
+}
+
+function divide(a, b) {
+  if (b === 0) {
+    throw new RangeError('division by zero');
+  }
+  return a / b;
+}
+
+function clamp(value, low, high) {
+  return Math.min(Math.max(value, low), high);
+}
+
+function round(value, digits) {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+module.exports = { add, divide, clamp, round };

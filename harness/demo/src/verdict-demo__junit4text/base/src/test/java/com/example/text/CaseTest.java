@@ -1,0 +1,30 @@
+package com.example.text;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+import org.junit.experimental.runners.Enclosed;
+import org.junit.runner.RunWith;
+
+@RunWith(Enclosed.class)
+public class CaseTest {
+
+    public static class Capitalize {
+        @Test
+        public void upperCasesTheFirstLetter() {
+            assertEquals("Hello", StringUtils.capitalize("hello"));
+        }
+
+        @Test
+        public void keepsAnUpperCaseWord() {
+            assertEquals("Hello", StringUtils.capitalize("Hello"));
+        }
+    }
+
+    public static class Reverse {
+        @Test
+        public void reversesAWord() {
+            assertEquals("olleh", StringUtils.reverse("hello"));
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package com.example.geo;
+
+/** Areas of simple plane shapes. */
+public final class Shapes {
+    private Shapes() {
+    }
+
+    public static double circleArea(double radius) {
+        return Math.PI * radius * radius;
+    }
+
+    public static double rectangleArea(double width, double height) {
+        if (width < 0 || height < 0) {
+            throw new IllegalArgumentException("negative side: " + width + " x " + height);
+        }
+        return width * height;
+    }
+
+    /** Area of a triangle from its three side lengths (Heron's formula). */
+    public static double triangleArea(double a, double b, double c) {
+        double s = a + b + c;
+        return Math.sqrt(s * (s - a) * (s - b) * (s - c));
+    }
+}

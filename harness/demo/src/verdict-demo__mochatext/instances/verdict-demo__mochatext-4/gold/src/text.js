@@ -1,0 +1,18 @@
+'use strict';
+
+function capitalize(text) {
+  return text[0].toUpperCase() + text.slice(1);
+}
+
+function wordCount(text) {
+  return text.split(' ').length;
+}
+
+function truncate(text, max) {
+  if (text.length <= max) {
+    return text;
+  }
+  return text.slice(0, max - 3) + '...';
+}
+
+module.exports = { capitalize, wordCount, truncate };

@@ -1,0 +1,11 @@
+import { formatCents } from '../src/money';
+
+describe('formatCents', () => {
+  it('formats whole dollars and cents', () => {
+    expect(formatCents(1234)).toBe('$12.34');
+  });
+
+  it('puts the sign before the dollar sign', () => {
+    expect(formatCents(-1250)).toBe('-$12.50');
+  });
+});

@@ -1,0 +1,46 @@
+import { Cart } from '../src/cart';
+
+describe('Cart', () => {
+  let cart: Cart;
+
+  beforeEach(() => {
+    cart = new Cart();
+  });
+
+  describe('add', () => {
+    it('adds a line', () => {
+      cart.add({ sku: 'apple', price: 50, quantity: 2 });
+      expect(cart.lines()).toHaveLength(1);
+    });
+
+    it('keeps different skus apart', () => {
+      cart.add({ sku: 'apple', price: 50, quantity: 1 });
+      cart.add({ sku: 'pear', price: 70, quantity: 1 });
+      expect(cart.lines()).toHaveLength(2);
+    });
+  });
+
+  describe('remove', () => {
+    it('removes a line', () => {
+      cart.add({ sku: 'apple', price: 50, quantity: 1 });
+      cart.remove('apple');
+      expect(cart.lines()).toHaveLength(0);
+    });
+
+    it('throws for a sku that is not in the cart', () => {
+      expect(() => cart.remove('kiwi')).toThrow('no kiwi in the cart');
+    });
+  });
+
+  describe('total', () => {
+    it('is zero for an empty cart', () => {
+      expect(cart.total()).toBe(0);
+    });
+
+    it('multiplies price by quantity', () => {
+      cart.add({ sku: 'apple', price: 50, quantity: 3 });
+      cart.add({ sku: 'pear', price: 70, quantity: 1 });
+      expect(cart.total()).toBe(220);
+    });
+  });
+});
