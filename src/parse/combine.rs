@@ -1,7 +1,8 @@
 //! What every parser shares once it has read its sources: collecting results under unique ids,
 //! and reconciling a structured report with the console into one [`ParsedTests`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{Disagreement, ParseError, ParsedTests, ResultSource, TestResult, TestStatus};
 
@@ -16,86 +17,85 @@ pub(crate) enum Repeats {
     Number,
 }
 
-/// Results of one source, keyed by id, in the order rules of [`Repeats`].
+/// Results of one source in order of appearance, turned into a map keyed by id (under the
+/// [`Repeats`] rule) by [`TestMap::finish`]. Collecting first and sorting once is several
+/// times faster than inserting into a map one by one on large logs.
 #[derive(Debug)]
 pub(crate) struct TestMap {
-    pub tests: BTreeMap<String, TestResult>,
+    entries: Vec<(String, TestResult)>,
     repeats: Repeats,
-    /// For [`Repeats::Number`]: how many times each repeated id has been seen so far.
-    seen: HashMap<String, u32>,
-    /// How many results were renamed or merged because their id repeated.
-    pub repeated: usize,
 }
 
 impl TestMap {
     pub fn new(repeats: Repeats) -> Self {
         TestMap {
-            tests: BTreeMap::new(),
+            entries: Vec::new(),
             repeats,
-            seen: HashMap::new(),
-            repeated: 0,
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.tests.is_empty()
+        self.entries.is_empty()
     }
 
     pub fn insert(&mut self, id: String, result: TestResult) {
-        use std::collections::btree_map::Entry;
-        match self.tests.entry(id) {
-            Entry::Vacant(slot) => {
-                slot.insert(result);
-            }
-            Entry::Occupied(mut slot) => {
-                self.repeated += 1;
-                match self.repeats {
-                    Repeats::Merge => {
-                        let kept = slot.get_mut();
-                        kept.status = most_severe(kept.status, result.status);
+        self.entries.push((id, result));
+    }
+
+    /// The map, and a note about repeated ids when there were any (`source` names the source
+    /// in it; `None` leaves repeats unmentioned, where they are expected).
+    pub fn finish(self, source: Option<&str>) -> (BTreeMap<String, TestResult>, Option<String>) {
+        // Sort positions, not the (large) entries; ties keep their order of appearance.
+        let mut order: Vec<usize> = (0..self.entries.len()).collect();
+        order.sort_unstable_by(|&a, &b| self.entries[a].0.cmp(&self.entries[b].0).then(a.cmp(&b)));
+        let mut slots: Vec<Option<(String, TestResult)>> =
+            self.entries.into_iter().map(Some).collect();
+        let mut unique: Vec<(String, TestResult)> = Vec::with_capacity(slots.len());
+        let mut numbered: Vec<(String, u32, TestResult)> = Vec::new();
+        let mut seen = 0u32;
+        let mut repeated = 0usize;
+        for (id, result) in order.into_iter().filter_map(|i| slots[i].take()) {
+            match unique.last_mut() {
+                Some((last, kept)) if *last == id => {
+                    seen += 1;
+                    repeated += 1;
+                    match self.repeats {
+                        Repeats::Merge => kept.status = most_severe(kept.status, result.status),
+                        Repeats::Number => numbered.push((id, seen, result)),
                     }
-                    Repeats::Number => {
-                        let base = slot.key().clone();
-                        let count = self.seen.entry(base.clone()).or_insert(1);
-                        loop {
-                            *count += 1;
-                            let renamed = format!("{base} [{count}]");
-                            if let Entry::Vacant(slot) = self.tests.entry(renamed) {
-                                slot.insert(result);
-                                break;
-                            }
-                        }
-                    }
+                }
+                _ => {
+                    seen = 1;
+                    unique.push((id, result));
                 }
             }
         }
-    }
-
-    /// Merges `result` into `id` whatever this map's rule (used for refinements that describe
-    /// the same test twice, such as a Maven class line and a class-level error line).
-    pub fn merge(&mut self, id: String, result: TestResult) {
-        match self.tests.get_mut(&id) {
-            Some(kept) => kept.status = most_severe(kept.status, result.status),
-            None => {
-                self.tests.insert(id, result);
+        let mut map: BTreeMap<String, TestResult> = unique.into_iter().collect();
+        for (base, mut n, result) in numbered {
+            // A literal `x [2]` may exist already: take the next free number.
+            loop {
+                if let std::collections::btree_map::Entry::Vacant(slot) =
+                    map.entry(format!("{base} [{n}]"))
+                {
+                    slot.insert(result);
+                    break;
+                }
+                n += 1;
             }
         }
-    }
-
-    /// A note about repeated ids, when there were any.
-    pub fn repeat_note(&self, source: &str) -> Option<String> {
-        (self.repeated > 0).then(|| match self.repeats {
-            Repeats::Merge => format!(
-                "{source}: {} results repeated an earlier id and were merged into it (the most \
-                 severe status is kept)",
-                self.repeated
+        let note = source
+            .filter(|_| repeated > 0)
+            .map(|source| match self.repeats {
+                Repeats::Merge => format!(
+                "{source}: {repeated} results repeated an earlier id and were merged into it (the \
+                 most severe status is kept)"
             ),
-            Repeats::Number => format!(
-                "{source}: {} results repeated an earlier id and were numbered ` [2]`, ` [3]`, … \
-                 in order of appearance",
-                self.repeated
+                Repeats::Number => format!(
+                "{source}: {repeated} results repeated an earlier id and were numbered ` [2]`, \
+                 ` [3]`, … in order of appearance"
             ),
-        })
+            });
+        (map, note)
     }
 }
 
@@ -122,10 +122,19 @@ pub(crate) fn most_severe(a: TestStatus, b: TestStatus) -> TestStatus {
 /// The outcome of reading one source.
 #[derive(Debug)]
 pub(crate) enum Read {
-    /// Results, plus notes about how they were read.
-    Found(TestMap, Vec<String>),
+    /// Results by id, plus notes about how they were read.
+    Found(BTreeMap<String, TestResult>, Vec<String>),
     /// Nothing usable; the reason says why (no report, invalid, truncated, no results).
     Unusable(String),
+}
+
+impl Read {
+    /// Finishes `map` into a found result, noting repeated ids as coming from `source`.
+    pub fn found(map: TestMap, mut notes: Vec<String>, source: &str) -> Read {
+        let (tests, note) = map.finish(Some(source));
+        notes.extend(note);
+        Read::Found(tests, notes)
+    }
 }
 
 /// Builds the final result. A structured source with at least one test wins; the console is
@@ -141,8 +150,8 @@ pub(crate) fn combine(
         (Read::Found(mut map, mut notes), console) if !map.is_empty() => {
             let mut disagreements = Vec::new();
             if let Read::Found(console_map, _) = &console {
-                for (id, result) in map.tests.iter_mut() {
-                    let Some(seen) = console_map.tests.get(id) else {
+                for (id, result) in map.iter_mut() {
+                    let Some(seen) = console_map.get(id) else {
                         continue;
                     };
                     if seen.status == result.status {
@@ -166,7 +175,7 @@ pub(crate) fn combine(
                 ));
             }
             Ok(ParsedTests {
-                tests: map.tests,
+                tests: map,
                 source: ResultSource::Structured,
                 disagreements,
                 notes,
@@ -180,7 +189,7 @@ pub(crate) fn combine(
             let mut notes = vec![format!("read the console because {why}")];
             notes.append(&mut console_notes);
             Ok(ParsedTests {
-                tests: map.tests,
+                tests: map,
                 source: ResultSource::Console,
                 disagreements: Vec::new(),
                 notes,
@@ -197,5 +206,50 @@ pub(crate) fn combine(
                 reason(console)
             )))
         }
+    }
+}
+
+/// A `HashMap` with a fast non-cryptographic hash for ids and titles (the FxHash mix used by
+/// rustc). Only the parser's own lookups use it; a crafted log can make them slower, never wrong.
+pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<FxHasher>>;
+pub(crate) type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
+
+#[derive(Default)]
+pub(crate) struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 56));
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.hash
     }
 }

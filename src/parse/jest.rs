@@ -27,8 +27,8 @@ use serde::Deserialize;
 use super::ansi::strip_ansi;
 use super::combine::{combine, Read, Repeats, TestMap};
 use super::{
-    has_extension, json, relative_path, ParseError, ParsedTests, StructuredReport, TestResult,
-    TestStatus,
+    has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport,
+    TestResult, TestStatus,
 };
 
 pub(crate) fn parse(
@@ -81,8 +81,8 @@ struct FileResult<'a> {
     name: Cow<'a, str>,
     #[serde(default, borrow)]
     status: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    message: Option<Cow<'a, str>>,
+    #[serde(default)]
+    message: Option<NonEmpty>,
     #[serde(rename = "assertionResults", default, borrow)]
     assertions: Vec<Assertion<'a>>,
 }
@@ -95,6 +95,27 @@ struct Assertion<'a> {
     title: Cow<'a, str>,
     #[serde(borrow)]
     status: Cow<'a, str>,
+}
+
+/// Whether a string field is non-empty, read without keeping (or allocating) the text: jest's
+/// `message` holds whole stack traces.
+#[derive(Clone, Copy)]
+struct NonEmpty(bool);
+
+impl<'de> Deserialize<'de> for NonEmpty {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = NonEmpty;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<NonEmpty, E> {
+                Ok(NonEmpty(!v.is_empty()))
+            }
+        }
+        deserializer.deserialize_str(Visitor)
+    }
 }
 
 fn json_status(status: &str) -> Option<TestStatus> {
@@ -114,7 +135,7 @@ fn read_structured(reports: &[StructuredReport], console: &str) -> Read {
         .collect();
     let mut problems = Vec::new();
     for report in &candidates {
-        let text = String::from_utf8_lossy(&report.bytes);
+        let text = text_of(&report.bytes);
         match json::document::<Report>(&text, "numFailedTestSuites") {
             Ok((doc, mixed)) => {
                 if mixed {
@@ -167,8 +188,7 @@ fn from_report(doc: Report, mut notes: Vec<String>) -> Read {
             map.insert(id, test_result(file, &a.ancestors, status));
         }
         let suite_failed = suite.status.as_deref() == Some("failed")
-            || (suite.assertions.is_empty()
-                && suite.message.as_deref().is_some_and(|m| !m.is_empty()));
+            || (suite.assertions.is_empty() && suite.message.is_some_and(|m| m.0));
         if suite_failed && failed == 0 {
             map.insert(file.to_string(), file_result(file, TestStatus::Error));
         }
@@ -178,8 +198,7 @@ fn from_report(doc: Report, mut notes: Vec<String>) -> Read {
             "structured: {unknown} tests had a status jest documents no meaning for; left out"
         ));
     }
-    notes.extend(map.repeat_note("structured"));
-    Read::Found(map, notes)
+    Read::found(map, notes, "structured")
 }
 
 // ---------------------------------------------------------------- console
@@ -221,6 +240,10 @@ fn read_console(text: &str) -> Read {
             describes.clear();
             in_details = false;
             continue;
+        }
+        if trimmed.starts_with("Summary of all failing tests") {
+            // A recap of the failures above (printed past 20 suites): nothing new.
+            break;
         }
         if trimmed.starts_with("Test Suites:") {
             finish(&mut map, block.take());
@@ -264,12 +287,10 @@ fn read_console(text: &str) -> Read {
         map.insert(id, test_result(&current.file, &describes, status));
     }
     finish(&mut map, block);
-    let mut notes = Vec::new();
-    notes.extend(map.repeat_note("console"));
     if map.is_empty() {
         return Read::Unusable("it shows no jest PASS/FAIL file blocks".to_string());
     }
-    Read::Found(map, notes)
+    Read::found(map, Vec::new(), "console")
 }
 
 fn finish(map: &mut TestMap, block: Option<Block>) {

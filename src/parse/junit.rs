@@ -5,6 +5,9 @@
 //! `<error>` beats `<failure>` beats `<skipped>`; anything else (surefire's `flakyFailure`,
 //! `rerunFailure`, `system-out`, properties) is ignored. Stack traces are never copied.
 
+use std::rc::Rc;
+
+use quick_xml::events::attributes::Attribute;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
@@ -23,8 +26,9 @@ pub enum Outcome {
 /// One `<testcase>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Case {
-    /// `name` of the innermost enclosing `<testsuite>`, when it has one.
-    pub suite: Option<String>,
+    /// `name` of the innermost enclosing `<testsuite>`, when it has one (shared, not copied,
+    /// between the suite's cases).
+    pub suite: Option<Rc<str>>,
     pub classname: String,
     pub name: String,
     /// pytest's `file` attribute (xunit1), when present.
@@ -55,7 +59,7 @@ pub fn read_cases(xml: &str, mut each: impl FnMut(Case)) -> Result<usize, JunitE
     let mut reader = Reader::from_str(xml);
     // Open elements, innermost last; only names are kept (for the truncation message).
     let mut open: Vec<String> = Vec::new();
-    let mut suites: Vec<Option<String>> = Vec::new();
+    let mut suites: Vec<Option<Rc<str>>> = Vec::new();
     // The test case being read and the depth of its start tag in `open`.
     let mut current: Option<(Case, usize)> = None;
     let mut cases = 0usize;
@@ -147,7 +151,7 @@ fn handle_tag(
     tag: &BytesStart<'_>,
     depth: usize,
     empty: bool,
-    suites: &mut Vec<Option<String>>,
+    suites: &mut Vec<Option<Rc<str>>>,
     current: &mut Option<(Case, usize)>,
     saw_junit: &mut bool,
     cases: &mut usize,
@@ -157,19 +161,29 @@ fn handle_tag(
         "testsuite" => {
             *saw_junit = true;
             if !empty {
-                suites.push(attr(tag, "name"));
+                suites.push(attr(tag, "name").map(Rc::from));
             }
         }
         "testsuites" => *saw_junit = true,
         "testcase" => {
             *saw_junit = true;
-            let case = Case {
+            let mut case = Case {
                 suite: suites.iter().rev().flatten().next().cloned(),
-                classname: attr(tag, "classname").unwrap_or_default(),
-                name: attr(tag, "name").unwrap_or_default(),
-                file: attr(tag, "file"),
+                classname: String::new(),
+                name: String::new(),
+                file: None,
                 outcome: Outcome::Passed,
             };
+            // One pass over the attributes (a test case has several; `time` is not needed).
+            for found in tag.attributes().with_checks(false).flatten() {
+                let slot = match found.key.as_ref() {
+                    "classname" => &mut case.classname,
+                    "name" => &mut case.name,
+                    "file" => case.file.get_or_insert_with(String::new),
+                    _ => continue,
+                };
+                *slot = value_of(&found);
+            }
             if empty {
                 *cases += 1;
                 each(case);
@@ -214,13 +228,16 @@ fn worse(a: Outcome, b: Outcome) -> Outcome {
     }
 }
 
-/// An attribute's value with entities resolved; `None` when absent or malformed (a malformed
-/// escape keeps the raw text).
+/// An attribute's value with entities resolved; `None` when absent or malformed.
 fn attr(tag: &BytesStart<'_>, key: &str) -> Option<String> {
     let found = tag.try_get_attribute(key).ok()??;
-    let value = match found.normalized_value(XmlVersion::Implicit1_0) {
+    Some(value_of(&found))
+}
+
+/// An attribute's value with entities resolved (a malformed escape keeps the raw text).
+fn value_of(found: &Attribute<'_>) -> String {
+    match found.normalized_value(XmlVersion::Implicit1_0) {
         Ok(value) => value.into_owned(),
-        Err(_) => found.value.into_owned(),
-    };
-    Some(value)
+        Err(_) => found.value.to_string(),
+    }
 }

@@ -20,12 +20,12 @@
 //! A report that is truncated or invalid is left out (noted); the classes it would have covered
 //! are then taken from the console, if the console names them.
 
-use std::collections::HashSet;
-
 use super::ansi::strip_ansi;
-use super::combine::{combine, Read, Repeats, TestMap};
+use super::combine::{combine, FastSet, Read, Repeats, TestMap};
 use super::junit::{read_cases, JunitError, Outcome};
-use super::{has_extension, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus};
+use super::{
+    has_extension, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus,
+};
 
 pub mod surefire_console;
 
@@ -40,10 +40,10 @@ pub(crate) fn parse(
         if let (Read::Found(map, notes), Read::Found(console_map, _)) = (&mut structured, &console)
         {
             let mut added = 0usize;
-            for (id, result) in &console_map.tests {
+            for (id, result) in console_map {
                 let class = result.class.as_deref().unwrap_or(id);
-                if !covered.contains(class) && !map.tests.contains_key(id) {
-                    map.tests.insert(id.clone(), result.clone());
+                if !covered.contains(class) && !map.contains_key(id) {
+                    map.insert(id.clone(), result.clone());
                     added += 1;
                 }
             }
@@ -68,29 +68,40 @@ pub(crate) fn is_class_name(name: &str) -> bool {
         })
 }
 
-/// The id and class of one test case.
-fn case_id(classname: &str, name: &str, suite: Option<&str>) -> (String, String, bool) {
-    let (class, renamed) = if is_class_name(classname) {
+/// The id and class of one test case, and whether the class came from the suite because
+/// `classname` is a display name.
+fn case_id(classname: String, name: &str, suite: Option<&str>) -> (String, String, bool) {
+    let (class, renamed) = if is_class_name(&classname) {
         (classname, false)
     } else {
         match suite.filter(|s| is_class_name(s)) {
-            Some(suite) => (suite, true),
+            Some(suite) => {
+                // A class-level entry carries the display name as its name too.
+                if name == classname {
+                    return (suite.to_string(), suite.to_string(), true);
+                }
+                (suite.to_string(), true)
+            }
             None => (classname, false),
         }
     };
-    let id = if name.is_empty() || name == classname || name == class {
-        class.to_string()
+    let id = if name.is_empty() || name == class {
+        class.clone()
     } else {
-        format!("{class}.{name}")
+        let mut id = String::with_capacity(class.len() + 1 + name.len());
+        id.push_str(&class);
+        id.push('.');
+        id.push_str(name);
+        id
     };
-    (id, class.to_string(), renamed)
+    (id, class, renamed)
 }
 
 /// Reads every XML report. Returns the results, the classes (and suites) readable reports
 /// cover, and how many candidate reports could not be read.
-fn read_structured(reports: &[StructuredReport]) -> (Read, HashSet<String>, usize) {
+fn read_structured(reports: &[StructuredReport]) -> (Read, FastSet<String>, usize) {
     let mut map = TestMap::new(Repeats::Number);
-    let mut covered = HashSet::new();
+    let mut covered = FastSet::default();
     let mut notes = Vec::new();
     let mut problems = Vec::new();
     let mut display_named = 0usize;
@@ -100,10 +111,10 @@ fn read_structured(reports: &[StructuredReport]) -> (Read, HashSet<String>, usiz
         .filter(|r| has_extension(&r.name, "xml"))
         .collect();
     for report in &candidates {
-        let text = String::from_utf8_lossy(&report.bytes);
+        let text = text_of(&report.bytes);
         let mut cases = Vec::new();
         let result = read_cases(&text, |case| {
-            let (id, class, renamed) = case_id(&case.classname, &case.name, case.suite.as_deref());
+            let (id, class, renamed) = case_id(case.classname, &case.name, case.suite.as_deref());
             let status = match case.outcome {
                 Outcome::Passed => TestStatus::Passed,
                 Outcome::Failed => TestStatus::Failed,
@@ -115,10 +126,18 @@ fn read_structured(reports: &[StructuredReport]) -> (Read, HashSet<String>, usiz
         match result {
             Ok(_) => {
                 readable += 1;
+                let mut last: Option<(String, Option<std::rc::Rc<str>>)> = None;
                 for (id, class, suite, renamed, status) in cases {
                     display_named += usize::from(renamed);
-                    covered.extend(suite);
-                    covered.insert(class.clone());
+                    // Cases come grouped by class: record each class and suite once.
+                    if !last
+                        .as_ref()
+                        .is_some_and(|(c, s)| *c == class && *s == suite)
+                    {
+                        covered.insert(class.clone());
+                        covered.extend(suite.as_deref().map(str::to_string));
+                        last = Some((class.clone(), suite));
+                    }
                     map.insert(
                         id,
                         TestResult {
@@ -142,7 +161,6 @@ fn read_structured(reports: &[StructuredReport]) -> (Read, HashSet<String>, usiz
              filed under their <testsuite> class"
         ));
     }
-    notes.extend(map.repeat_note("structured"));
     if readable == 0 {
         let why = if candidates.is_empty() {
             "no surefire XML report was collected (the eval script should copy \
@@ -156,5 +174,5 @@ fn read_structured(reports: &[StructuredReport]) -> (Read, HashSet<String>, usiz
         return (Read::Unusable(why), covered, broken);
     }
     notes.extend(problems);
-    (Read::Found(map, notes), covered, broken)
+    (Read::found(map, notes, "structured"), covered, broken)
 }

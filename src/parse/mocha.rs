@@ -18,16 +18,15 @@
 //! ` [2]`, ` [3]`, … in order of appearance.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use super::ansi::strip_ansi;
-use super::combine::{combine, Read, Repeats, TestMap};
+use super::combine::{combine, FastMap, Read, Repeats, TestMap};
 use super::{
-    has_extension, json, relative_path, ParseError, ParsedTests, StructuredReport, TestResult,
-    TestStatus,
+    has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport,
+    TestResult, TestStatus,
 };
 
 pub(crate) fn parse(
@@ -61,7 +60,7 @@ struct Test<'a> {
     #[serde(default, borrow)]
     file: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
-    err: Option<HashMap<Cow<'a, str>, IgnoredAny>>,
+    err: Option<FastMap<Cow<'a, str>, IgnoredAny>>,
 }
 
 impl Test<'_> {
@@ -101,7 +100,7 @@ fn is_hook(title: &str) -> bool {
 fn read_structured(reports: &[StructuredReport]) -> Read {
     let mut problems = Vec::new();
     for report in reports.iter().filter(|r| has_extension(&r.name, "json")) {
-        let text = String::from_utf8_lossy(&report.bytes);
+        let text = text_of(&report.bytes);
         match json::document::<Report>(&text, "stats") {
             Ok((doc, mixed)) => {
                 let mut notes = Vec::new();
@@ -127,7 +126,7 @@ fn read_structured(reports: &[StructuredReport]) -> Read {
 }
 
 fn from_report(doc: &Report, mut notes: Vec<String>, source: &str) -> Read {
-    let mut counts: HashMap<(&str, &str), [usize; 3]> = HashMap::new();
+    let mut counts: FastMap<(&str, &str), [usize; 3]> = FastMap::default();
     for (slot, list) in [&doc.passes, &doc.failures, &doc.pending]
         .into_iter()
         .enumerate()
@@ -193,8 +192,7 @@ fn from_report(doc: &Report, mut notes: Vec<String>, source: &str) -> Read {
             "{source}: {unreported} tests are listed without an outcome (run interrupted?); left out"
         ));
     }
-    notes.extend(map.repeat_note(source));
-    Read::Found(map, notes)
+    Read::found(map, notes, source)
 }
 
 // ---------------------------------------------------------------- console
@@ -253,13 +251,12 @@ fn read_console(text: &str) -> Read {
             "it shows neither mocha's JSON nor spec reporter results".to_string(),
         );
     }
-    let mut notes = vec![
+    let notes = vec![
         "console: mocha's spec output names no files, so these ids are the bare \
                           full titles (`<suites> <title>`), without the `<file> > ` prefix"
             .to_string(),
     ];
-    notes.extend(map.repeat_note("console"));
-    Read::Found(map, notes)
+    Read::found(map, notes, "console")
 }
 
 /// `  7 passing (165ms)`, `  3 pending`, `  5 failing`: the end of the test tree.

@@ -149,6 +149,15 @@ pub fn parse(
     }
 }
 
+/// A report's bytes as text: borrowed when valid UTF-8 (the fast, usual case), otherwise with
+/// invalid sequences replaced.
+pub(crate) fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// A path as the report wrote it, relative to [`REPO_ROOT`] when it lies under it.
 pub(crate) fn relative_path(path: &str) -> &str {
     match path.strip_prefix(REPO_ROOT) {

@@ -32,7 +32,8 @@ use super::ansi::strip_ansi;
 use super::combine::{combine, Read, Repeats, TestMap};
 use super::junit::{read_cases, Case, JunitError, Outcome};
 use super::{
-    has_extension, relative_path, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus,
+    has_extension, relative_path, text_of, ParseError, ParsedTests, StructuredReport, TestResult,
+    TestStatus,
 };
 
 pub(crate) fn parse(
@@ -132,11 +133,10 @@ fn read_console(text: &str) -> Read {
             }
         }
     }
-    notes.extend(map.repeat_note("console"));
     if map.is_empty() {
         return Read::Unusable("it shows no pytest result lines".to_string());
     }
-    Read::Found(map, notes)
+    Read::found(map, notes, "console")
 }
 
 /// The text after the last `=== short test summary info ===` line.
@@ -254,7 +254,7 @@ fn read_structured(reports: &[StructuredReport], console: &Read) -> Read {
     let mut guessed = 0usize;
     let mut junit_reports = 0usize;
     for report in xml {
-        let text = String::from_utf8_lossy(&report.bytes);
+        let text = text_of(&report.bytes);
         let result = read_cases(&text, |case| {
             let (id, class) = match id_from_file(&case) {
                 Some(found) => found,
@@ -304,8 +304,7 @@ fn read_structured(reports: &[StructuredReport], console: &Read) -> Read {
              attribute and no matching console line); module and class were told apart by case"
         ));
     }
-    notes.extend(map.repeat_note("structured"));
-    Read::Found(map, notes)
+    Read::found(map, notes, "structured")
 }
 
 /// The module's dotted name as pytest mangles a path: `tests/sub/test_x.py` → `tests.sub.test_x`.
@@ -342,8 +341,7 @@ fn mangled_console_ids(console: &Read) -> HashMap<(String, String), String> {
     let Read::Found(map, _) = console else {
         return HashMap::new();
     };
-    map.tests
-        .keys()
+    map.keys()
         .filter_map(|id| {
             let (path, params) = match id.find('[') {
                 Some(p) => (&id[..p], &id[p..]),

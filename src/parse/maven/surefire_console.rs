@@ -124,8 +124,7 @@ pub(crate) fn read_console(text: &str) -> Read {
     }
     state.add_method(pending.take());
     let added = state.add_summary(&summary);
-    let mut map = state.map;
-    if map.is_empty() {
+    if state.map.is_empty() {
         return Read::Unusable(
             "it shows no surefire `Tests run:` class lines or failing methods".to_string(),
         );
@@ -141,9 +140,9 @@ pub(crate) fn read_console(text: &str) -> Read {
             "console: {added} failing methods were known only from the Results summary"
         ));
     }
-    notes.extend(map.repeat_note("console"));
-    map.repeated = 0;
-    Read::Found(map, notes)
+    // A class named by several lines (class line, class-level error) is one entry by design.
+    let (tests, _) = state.map.finish(None);
+    Read::Found(tests, notes)
 }
 
 impl State {
@@ -187,7 +186,7 @@ impl State {
             file: None,
             class: Some(class.to_string()),
         };
-        self.map.merge(class.to_string(), result);
+        self.map.insert(class.to_string(), result);
     }
 
     fn add_method(&mut self, pending: Option<Pending>) {
@@ -205,7 +204,7 @@ impl State {
             file: None,
             class: Some(p.class.clone()),
         };
-        self.map.merge(format!("{}.{}", p.class, p.name), result);
+        self.map.insert(format!("{}.{}", p.class, p.name), result);
     }
 
     /// Adds summary-only failures; returns how many were added.
@@ -220,11 +219,7 @@ impl State {
             let known = self
                 .failing
                 .contains(&(top.to_string(), base_name(&name).to_string()));
-            let class_error = self
-                .map
-                .tests
-                .get(top)
-                .is_some_and(|r| r.status == TestStatus::Error);
+            let class_error = self.class_level.get(top) == Some(&TestStatus::Error);
             if known || class_error || !failed_class {
                 continue;
             }

@@ -203,3 +203,39 @@ fn truncated_json_falls_back_to_the_console() {
     );
     assert_eq!(statuses(&parsed), basic_expected());
 }
+
+#[test]
+fn failure_recap_past_twenty_suites_is_not_reread() {
+    // 21 suites: jest reprints every failing file under `Summary of all failing tests`.
+    let dir = "jest/many";
+    let text = console(&format!("{dir}/console.txt"));
+    assert!(text.contains("Summary of all failing tests"));
+    let from_console = ok(ParserKind::Jest, &text, &[]);
+    let from_json = ok(ParserKind::Jest, &text, &reports(dir, &["jest.json"]));
+    assert_eq!(from_console.tests, from_json.tests);
+    assert!(from_json.disagreements.is_empty());
+    assert_eq!(from_json.tests.len(), 42);
+    assert!(
+        from_console.notes.iter().all(|n| !n.contains("repeated")),
+        "{:?}",
+        from_console.notes
+    );
+    assert_eq!(
+        from_json.tests["many/s7.test.js > suite 7 > fails when odd"].status,
+        Failed
+    );
+    assert_eq!(
+        from_json.tests["many/s8.test.js > suite 8 > fails when odd"].status,
+        Passed
+    );
+}
+
+#[test]
+fn windows_marks() {
+    // Some terminals print √ and × instead of ✓ and ✕: the same real log with those marks.
+    let text = console("jest/basic/console.txt")
+        .replace('✓', "√")
+        .replace('✕', "×");
+    let parsed = ok(ParserKind::Jest, &text, &[]);
+    assert_eq!(statuses(&parsed), basic_expected());
+}

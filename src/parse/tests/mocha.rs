@@ -138,3 +138,12 @@ fn truncated_report_falls_back_to_the_spec_console() {
     );
     assert_eq!(statuses(&parsed), bare());
 }
+
+#[test]
+fn older_check_mark() {
+    // mocha before 10 printed ✓ where it now prints ✔: the same real log with that mark.
+    let text = console("mocha/spec/console.txt").replace('✔', "✓");
+    let parsed = ok(ParserKind::Mocha, &text, &[]);
+    // The test title itself holds a ✓, which stays as it is.
+    assert_eq!(statuses(&parsed), bare());
+}
