@@ -20,6 +20,11 @@ pub(crate) struct Block {
 
 /// The change blocks between `a` and `b`, and whether the bound made the result coarse.
 pub(crate) fn diff_lines(a: &[&[u8]], b: &[&[u8]]) -> (Vec<Block>, bool) {
+    diff_lines_within(a, b, MAX_EDIT_DISTANCE)
+}
+
+/// [`diff_lines`] with another bound on the edit distance.
+pub(crate) fn diff_lines_within(a: &[&[u8]], b: &[&[u8]], max_edits: usize) -> (Vec<Block>, bool) {
     let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let suffix = a[prefix..]
         .iter()
@@ -35,7 +40,7 @@ pub(crate) fn diff_lines(a: &[&[u8]], b: &[&[u8]]) -> (Vec<Block>, bool) {
     if a_mid.is_empty() || b_mid.is_empty() {
         return (vec![whole()], false);
     }
-    let Some(ops) = myers(a_mid, b_mid) else {
+    let Some(ops) = myers(a_mid, b_mid, max_edits) else {
         return (vec![whole()], true);
     };
     let mut blocks = blocks_from_ops(&ops, prefix);
@@ -50,10 +55,10 @@ enum Op {
     Insert,
 }
 
-/// Myers' greedy shortest edit script; `None` past [`MAX_EDIT_DISTANCE`].
-fn myers(a: &[&[u8]], b: &[&[u8]]) -> Option<Vec<Op>> {
+/// Myers' greedy shortest edit script; `None` past `max_edits`.
+fn myers(a: &[&[u8]], b: &[&[u8]], max_edits: usize) -> Option<Vec<Op>> {
     let (n, m) = (a.len() as isize, b.len() as isize);
-    let max = (n + m).min(MAX_EDIT_DISTANCE as isize);
+    let max = (n + m).min(max_edits as isize);
     let offset = max + 1;
     let mut v = vec![0isize; 2 * max as usize + 3];
     // trace[d] holds v[k] for k in -d..=d as it was *before* step d.

@@ -5,12 +5,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use tree_sitter::{InputEdit, Parser, Point, Tree};
-
 use super::apply::{apply_hunks, split_lines};
 use super::lang::Language;
 use super::linediff::{diff_lines, Block};
-use super::outline::{first_error, Outline};
+use super::parse::{Parsed, Parsers};
 use super::patch::{parse_patch, FileSection, SectionKind};
 use super::rules::DefKind;
 use super::{FileNote, LocateError, PatchLocations, Snapshot};
@@ -56,13 +54,6 @@ pub fn apply_patch(patch: &str, base: &dyn Snapshot) -> Result<Vec<AppliedFile>,
         .collect())
 }
 
-/// A parsed file: its tree, its outline, and its first syntax error.
-struct Parsed {
-    tree: Tree,
-    outline: Outline,
-    error: Option<String>,
-}
-
 struct PreEntry {
     contents: Option<Vec<u8>>,
     /// `None` until a parse was needed.
@@ -95,10 +86,11 @@ impl SnapshotCache {
     }
 }
 
-/// Reusable tree-sitter parsers, one per language, created on first use.
+/// Localizes patches. Holds one tree-sitter parser per language and the recently parsed files,
+/// so reuse one localizer for a whole dataset (instances of one repository share most files).
 #[derive(Default)]
 pub struct Localizer {
-    parsers: Vec<Option<Parser>>,
+    parsers: Parsers,
 }
 
 /// A file as the patch leaves it.
@@ -153,17 +145,7 @@ fn does_not_apply(path: &str, reason: impl Into<String>) -> LocateError {
 
 impl Localizer {
     pub fn new() -> Self {
-        Localizer { parsers: (0..Language::ALL.len()).map(|_| None).collect() }
-    }
-
-    fn parser(&mut self, lang: Language) -> Option<&mut Parser> {
-        let slot = self.parsers.get_mut(lang.index())?;
-        if slot.is_none() {
-            let mut parser = Parser::new();
-            parser.set_language(&lang.grammar()).ok()?;
-            *slot = Some(parser);
-        }
-        slot.as_mut()
+        Localizer::default()
     }
 
     /// Localizes `patch` against `base`, reading and parsing files through `cache` (which must
@@ -241,14 +223,11 @@ impl Localizer {
 
         // Pre-image: parsed once per snapshot.
         if entry.parsed.is_none() {
-            let Some(parser) = self.parser(pre_lang) else { return };
-            let Some(tree) = parser.parse(pre, None) else {
+            let Some(parsed) = self.parsers.parse_pre(origin, pre_lang, pre, &pre_lines) else {
                 out.note(origin, "tree-sitter gave no tree: scored at file level only");
                 return;
             };
-            let outline = Outline::build(pre_lang, &tree, pre, pre_lines.len());
-            let error = first_error(&tree);
-            entry.parsed = Some(Parsed { tree, outline, error });
+            entry.parsed = Some(parsed);
         }
         let Some(pre_parsed) = entry.parsed.as_ref() else { return };
         if let Some(error) = &pre_parsed.error {
@@ -263,22 +242,12 @@ impl Localizer {
         // Post-image: incremental from the pre-image tree, reused if already seen.
         let reuse = cache.post.get(origin).is_some_and(|(bytes, _)| bytes.as_slice() == post);
         if !reuse {
-            let mut old_tree = None;
-            if pre_lang == post_lang {
-                let mut tree = pre_parsed.tree.clone();
-                for edit in edits(&blocks, &pre_lines, &post_lines) {
-                    tree.edit(&edit);
-                }
-                old_tree = Some(tree);
-            }
-            let Some(parser) = self.parser(post_lang) else { return };
-            let Some(tree) = parser.parse(post, old_tree.as_ref()) else {
+            let old = (pre_lang == post_lang).then_some((&pre_parsed.tree, &blocks[..], &pre_lines[..]));
+            let Some(parsed) = self.parsers.parse_post(post_lang, old, post, &post_lines) else {
                 out.note(origin, "tree-sitter gave no tree for the post-image: removed lines only");
                 return;
             };
-            let outline = Outline::build(post_lang, &tree, post, post_lines.len());
-            let error = first_error(&tree);
-            cache.post.insert(origin.to_string(), (post.to_vec(), Parsed { tree, outline, error }));
+            cache.post.insert(origin.to_string(), (post.to_vec(), parsed));
         }
         let Some(entry) = cache.pre.get(origin) else { return };
         let Some(pre_parsed) = entry.parsed.as_ref() else { return };
@@ -365,44 +334,6 @@ fn unmappable(
         return Some("the post-image is not UTF-8".to_string());
     }
     None
-}
-
-/// The tree edits that turn the pre-image into the post-image, block by block, each expressed
-/// in the coordinates of the text as edited so far.
-fn edits(blocks: &[Block], pre_lines: &[&[u8]], post_lines: &[&[u8]]) -> Vec<InputEdit> {
-    let offsets = |lines: &[&[u8]]| -> Vec<usize> {
-        let mut acc = Vec::with_capacity(lines.len() + 1);
-        let mut total = 0;
-        acc.push(0);
-        for line in lines {
-            total += line.len();
-            acc.push(total);
-        }
-        acc
-    };
-    let pre_off = offsets(pre_lines);
-    let post_off = offsets(post_lines);
-    let end_point = |start_row: usize, lines: &[&[u8]]| -> Point {
-        match lines.last() {
-            None => Point::new(start_row, 0),
-            Some(last) if last.ends_with(b"\n") => Point::new(start_row + lines.len(), 0),
-            Some(last) => Point::new(start_row + lines.len() - 1, last.len()),
-        }
-    };
-    blocks
-        .iter()
-        .map(|b| {
-            let start_byte = post_off[b.new.start];
-            InputEdit {
-                start_byte,
-                old_end_byte: start_byte + (pre_off[b.old.end] - pre_off[b.old.start]),
-                new_end_byte: post_off[b.new.end],
-                start_position: Point::new(b.new.start, 0),
-                old_end_position: end_point(b.new.start, &pre_lines[b.old.clone()]),
-                new_end_position: end_point(b.new.start, &post_lines[b.new.clone()]),
-            }
-        })
-        .collect()
 }
 
 /// Applies every section in order and returns the touched files in first-appearance order.

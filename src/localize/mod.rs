@@ -18,6 +18,7 @@ mod linediff;
 mod locate;
 pub mod metrics;
 mod outline;
+mod parse;
 mod patch;
 mod ranked;
 mod rules;

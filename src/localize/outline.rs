@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use tree_sitter::{Node, Tree};
 
 use super::lang::Language;
-use super::rules::{classify, DefKind};
+use super::rules::{classify, is_attachment, is_comment, is_wrapper, DefKind};
 
 const NO_DEF: u32 = u32::MAX;
 
@@ -49,14 +49,13 @@ impl Outline {
         let mut outline = Outline { row_owner: vec![NO_DEF; rows], ..Outline::default() };
         let root = tree.root_node();
         let mut cursor = root.walk();
-        // (node, its parent node, index of the enclosing definition)
-        let mut stack: Vec<(Node<'_>, Option<Node<'_>>, u32)> = Vec::new();
-        let mut children: Vec<Node<'_>> = Vec::new();
-        push_children(&mut stack, &mut children, &mut cursor, root, NO_DEF);
+        let mut stack: Vec<Item<'_>> = Vec::new();
+        let mut walk = Walk { lang, cursor: &mut cursor, scratch: Vec::new() };
+        walk.push_children(&mut stack, root, NO_DEF, usize::MAX);
 
-        while let Some((node, parent, enclosing)) = stack.pop() {
-            let Some(found) = classify(lang, node, parent, src) else {
-                push_children(&mut stack, &mut children, &mut cursor, node, enclosing);
+        while let Some(Item { node, parent, enclosing, lead_row }) = stack.pop() {
+            let Some(found) = classify(lang, node, parent, lead_row, src) else {
+                walk.push_children(&mut stack, node, enclosing, lead_row);
                 continue;
             };
             let outer = (enclosing != NO_DEF).then(|| &outline.defs[enclosing as usize]);
@@ -110,35 +109,71 @@ impl Outline {
                 }
             }
             if let Some(body) = found.descend {
-                push_children(&mut stack, &mut children, &mut cursor, body, index);
+                walk.push_children(&mut stack, body, index, usize::MAX);
             }
         }
         outline
     }
 }
 
-/// Pushes the named children of `node` so that they pop in document order.
-fn push_children<'t>(
-    stack: &mut Vec<(Node<'t>, Option<Node<'t>>, u32)>,
-    scratch: &mut Vec<Node<'t>>,
-    cursor: &mut tree_sitter::TreeCursor<'t>,
+/// A node waiting to be visited.
+struct Item<'t> {
     node: Node<'t>,
+    parent: Option<Node<'t>>,
+    /// Index of the enclosing definition, or `NO_DEF`.
     enclosing: u32,
-) {
-    scratch.clear();
-    cursor.reset(node);
-    if cursor.goto_first_child() {
-        loop {
-            let child = cursor.node();
-            if child.is_named() {
-                scratch.push(child);
-            }
-            if !cursor.goto_next_sibling() {
-                break;
+    /// The first row of the wrappers and attachments that belong to this node, or `usize::MAX`.
+    lead_row: usize,
+}
+
+struct Walk<'c, 't> {
+    lang: Language,
+    cursor: &'c mut tree_sitter::TreeCursor<'t>,
+    scratch: Vec<Node<'t>>,
+}
+
+impl<'t> Walk<'_, 't> {
+    /// Pushes the named children of `node` so that they pop in document order, each with the
+    /// rows that belong to it: a wrapper's own start when `node` is a wrapper of exactly one
+    /// declaration, and the run of attachments written right before it.
+    fn push_children(&mut self, stack: &mut Vec<Item<'t>>, node: Node<'t>, enclosing: u32, lead_row: usize) {
+        self.scratch.clear();
+        self.cursor.reset(node);
+        if self.cursor.goto_first_child() {
+            loop {
+                let child = self.cursor.node();
+                if child.is_named() {
+                    self.scratch.push(child);
+                }
+                if !self.cursor.goto_next_sibling() {
+                    break;
+                }
             }
         }
+        let lang = self.lang;
+        let declarations = self
+            .scratch
+            .iter()
+            .filter(|c| !is_attachment(lang, c.kind()) && !is_comment(c.kind()))
+            .count();
+        let wrap = if declarations == 1 && is_wrapper(lang, node.kind()) {
+            lead_row.min(node.start_position().row)
+        } else {
+            usize::MAX
+        };
+        let first = stack.len();
+        let mut run: Option<usize> = None;
+        for child in self.scratch.drain(..) {
+            let lead_row = wrap.min(run.unwrap_or(usize::MAX));
+            if is_attachment(lang, child.kind()) {
+                run = Some(run.unwrap_or(child.start_position().row));
+            } else if !is_comment(child.kind()) {
+                run = None;
+            }
+            stack.push(Item { node: child, parent: Some(node), enclosing, lead_row });
+        }
+        stack[first..].reverse();
     }
-    stack.extend(scratch.drain(..).rev().map(|c| (c, Some(node), enclosing)));
 }
 
 /// The first syntax error in a tree, as `line N: …`, or `None` when the tree has none.

@@ -88,11 +88,14 @@ fn class<'t>(name: String, node: Node<'t>) -> Found<'t> {
     def(DefKind::Class, name, node, Some(body))
 }
 
-/// Whether `node` (with its `parent`, when known) is a definition in `lang`.
+/// Whether `node` (with its `parent`, when known) is a definition in `lang`. `lead_row` is the
+/// first row of what the walker found attached to the node (decorators, attributes, wrappers;
+/// see [`is_attachment`] and [`is_wrapper`]), or `usize::MAX`.
 pub(crate) fn classify<'t>(
     lang: Language,
     node: Node<'t>,
     parent: Option<Node<'t>>,
+    lead_row: usize,
     src: &[u8],
 ) -> Option<Found<'t>> {
     let mut found = match lang {
@@ -106,51 +109,33 @@ pub(crate) fn classify<'t>(
         Language::Ruby => ruby(node, src),
         Language::Php => php(node, src),
     }?;
-    found.start_row = found.start_row.min(attached_start(lang, node));
+    found.start_row = found.start_row.min(lead_row);
     Some(found)
 }
 
-/// The first row of what belongs to a definition node: decorators, attributes and wrappers.
-fn attached_start(lang: Language, node: Node<'_>) -> usize {
-    let mut start = node.start_position().row;
-    let mut current = node;
-    // Wrappers that hold exactly this declaration.
-    let wrappers: &[&str] = match lang {
-        Language::Python => &["decorated_definition"],
-        Language::JavaScript | Language::TypeScript | Language::Tsx => {
-            &["export_statement", "lexical_declaration", "variable_declaration", "expression_statement"]
-        }
-        Language::Cpp | Language::C => &["template_declaration"],
-        Language::Go => &["type_declaration"],
-        _ => &[],
-    };
-    while let Some(parent) = current.parent() {
-        if !wrappers.contains(&parent.kind()) || parent.named_child_count() > 4 {
-            break;
-        }
-        let declarations = (0..parent.named_child_count())
-            .filter_map(|i| parent.named_child(i))
-            .filter(|c| !is_attachment(lang, c.kind()) && c.kind() != "comment")
-            .count();
-        if declarations != 1 && parent.kind() != "template_declaration" {
-            break;
-        }
-        start = start.min(parent.start_position().row);
-        current = parent;
+/// Nodes that wrap one declaration and belong to it when they hold only that declaration
+/// (plus attachments): Python's `decorated_definition`, JS `export`, `const` and expression
+/// statements, C++ `template <…>`, Go `type` declarations.
+pub(crate) fn is_wrapper(lang: Language, kind: &str) -> bool {
+    match lang {
+        Language::Python => kind == "decorated_definition",
+        Language::JavaScript | Language::TypeScript | Language::Tsx => matches!(
+            kind,
+            "export_statement" | "lexical_declaration" | "variable_declaration" | "expression_statement"
+        ),
+        Language::Cpp | Language::C => kind == "template_declaration",
+        Language::Go => kind == "type_declaration",
+        _ => false,
     }
-    // Attributes and decorators written as preceding siblings.
-    let mut prev = current.prev_named_sibling();
-    while let Some(p) = prev {
-        if !is_attachment(lang, p.kind()) {
-            break;
-        }
-        start = start.min(p.start_position().row);
-        prev = p.prev_named_sibling();
-    }
-    start
 }
 
-fn is_attachment(lang: Language, kind: &str) -> bool {
+pub(crate) fn is_comment(kind: &str) -> bool {
+    matches!(kind, "comment" | "line_comment" | "block_comment")
+}
+
+/// Nodes written before a declaration that belong to it: decorators, attributes, template
+/// parameter lists.
+pub(crate) fn is_attachment(lang: Language, kind: &str) -> bool {
     match lang {
         Language::Rust => kind == "attribute_item",
         Language::JavaScript | Language::TypeScript | Language::Tsx => kind == "decorator",

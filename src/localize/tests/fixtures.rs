@@ -30,6 +30,11 @@ fn read_tree(root: &Path) -> MemorySnapshot {
     snapshot
 }
 
+/// The `before` or `after` tree of a case.
+pub(super) fn load_tree(case: &str, side: &str) -> MemorySnapshot {
+    read_tree(&case_dir(case).join(side))
+}
+
 pub(super) fn load(case: &str) -> (MemorySnapshot, String) {
     let dir = case_dir(case);
     let patch = std::fs::read_to_string(dir.join("patch.diff")).expect("patch.diff");

@@ -6,3 +6,4 @@ mod fixtures;
 mod metrics;
 mod scoring;
 mod diff;
+mod reuse;
