@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use super::apply::{apply_hunks, split_lines};
 use super::lang::Language;
 use super::linediff::{diff_lines, Block};
-use super::parse::{Parsed, Parsers};
+use super::parse::{Parsed, Parsers, PreImage};
 use super::patch::{parse_patch, FileSection, SectionKind};
 use super::rules::DefKind;
 use super::{FileNote, LocateError, PatchLocations, Snapshot};
@@ -242,7 +242,11 @@ impl Localizer {
         // Post-image: incremental from the pre-image tree, reused if already seen.
         let reuse = cache.post.get(origin).is_some_and(|(bytes, _)| bytes.as_slice() == post);
         if !reuse {
-            let old = (pre_lang == post_lang).then_some((&pre_parsed.tree, &blocks[..], &pre_lines[..]));
+            let old = (pre_lang == post_lang).then_some(PreImage {
+                tree: &pre_parsed.tree,
+                blocks: &blocks,
+                lines: &pre_lines,
+            });
             let Some(parsed) = self.parsers.parse_post(post_lang, old, post, &post_lines) else {
                 out.note(origin, "tree-sitter gave no tree for the post-image: removed lines only");
                 return;

@@ -32,6 +32,14 @@ struct Recent {
     used: u64,
 }
 
+/// The pre-image a post-image is reparsed from: its tree, and the change blocks that turn its
+/// lines into the post-image's.
+pub(crate) struct PreImage<'a> {
+    pub tree: &'a Tree,
+    pub blocks: &'a [Block],
+    pub lines: &'a [&'a [u8]],
+}
+
 #[derive(Default)]
 pub(crate) struct Parsers {
     parsers: Vec<Option<Parser>>,
@@ -85,13 +93,13 @@ impl Parsers {
     pub fn parse_post(
         &mut self,
         lang: Language,
-        pre: Option<(&Tree, &[Block], &[&[u8]])>,
+        pre: Option<PreImage<'_>>,
         contents: &[u8],
         lines: &[&[u8]],
     ) -> Option<Parsed> {
-        let old_tree = pre.map(|(tree, blocks, pre_lines)| {
-            let mut tree = tree.clone();
-            for edit in edits(blocks, pre_lines, lines) {
+        let old_tree = pre.map(|pre| {
+            let mut tree = pre.tree.clone();
+            for edit in edits(pre.blocks, pre.lines, lines) {
                 tree.edit(&edit);
             }
             tree

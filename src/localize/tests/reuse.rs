@@ -5,7 +5,7 @@
 use crate::localize::apply::split_lines;
 use crate::localize::lang::Language;
 use crate::localize::linediff::diff_lines;
-use crate::localize::parse::Parsers;
+use crate::localize::parse::{Parsers, PreImage};
 
 use super::fixtures::load_tree;
 
@@ -32,7 +32,7 @@ fn reparsing_from_another_version_matches_a_fresh_parse_on_every_fixture() {
                 let (blocks, _) = diff_lines(&first_lines, &lines);
                 let base = Parsers::default().parse_pre(path, lang, first, &first_lines).expect("base");
                 let post = Parsers::default()
-                    .parse_post(lang, Some((&base.tree, &blocks, &first_lines)), second, &lines)
+                    .parse_post(lang, Some(PreImage { tree: &base.tree, blocks: &blocks, lines: &first_lines }), second, &lines)
                     .expect("post");
                 assert_eq!(post.tree.root_node().to_sexp(), fresh.tree.root_node().to_sexp(), "{case}/{path}");
                 checked += 1;
