@@ -36,7 +36,10 @@ pub(crate) fn diff_lines_within(a: &[&[u8]], b: &[&[u8]], max_edits: usize) -> (
     if a_mid.is_empty() && b_mid.is_empty() {
         return (Vec::new(), false);
     }
-    let whole = || Block { old: prefix..prefix + a_mid.len(), new: prefix..prefix + b_mid.len() };
+    let whole = || Block {
+        old: prefix..prefix + a_mid.len(),
+        new: prefix..prefix + b_mid.len(),
+    };
     if a_mid.is_empty() || b_mid.is_empty() {
         return (vec![whole()], false);
     }
@@ -96,7 +99,11 @@ fn myers(a: &[&[u8]], b: &[&[u8]], max_edits: usize) -> Option<Vec<Op>> {
         let prev = &trace[d as usize];
         let get = |k: isize| prev[(k + d) as usize];
         let k = x - y;
-        let prev_k = if k == -d || (k != d && get(k - 1) < get(k + 1)) { k + 1 } else { k - 1 };
+        let prev_k = if k == -d || (k != d && get(k - 1) < get(k + 1)) {
+            k + 1
+        } else {
+            k - 1
+        };
         let prev_x = get(prev_k);
         let prev_y = prev_x - prev_k;
         while x > prev_x && y > prev_y {
@@ -133,11 +140,23 @@ fn blocks_from_ops(ops: &[Op], base: usize) -> Vec<Block> {
                 y += 1;
             }
             Op::Delete => {
-                current.get_or_insert(Block { old: x..x, new: y..y }).old.end = x + 1;
+                current
+                    .get_or_insert(Block {
+                        old: x..x,
+                        new: y..y,
+                    })
+                    .old
+                    .end = x + 1;
                 x += 1;
             }
             Op::Insert => {
-                current.get_or_insert(Block { old: x..x, new: y..y }).new.end = y + 1;
+                current
+                    .get_or_insert(Block {
+                        old: x..x,
+                        new: y..y,
+                    })
+                    .new
+                    .end = y + 1;
                 y += 1;
             }
         }

@@ -76,7 +76,13 @@ impl SnapshotCache {
                 path: path.to_string(),
                 message,
             })?;
-            self.pre.insert(path.to_string(), PreEntry { contents, parsed: None });
+            self.pre.insert(
+                path.to_string(),
+                PreEntry {
+                    contents,
+                    parsed: None,
+                },
+            );
         }
         Ok(())
     }
@@ -128,7 +134,10 @@ impl Collector {
     }
 
     fn note(&mut self, path: &str, reason: impl Into<String>) {
-        self.out.notes.push(FileNote { path: path.to_string(), reason: reason.into() });
+        self.out.notes.push(FileNote {
+            path: path.to_string(),
+            reason: reason.into(),
+        });
     }
 }
 
@@ -140,7 +149,10 @@ const FUNCTIONS: u8 = 4;
 const ADDED_FUNCTIONS: u8 = 5;
 
 fn does_not_apply(path: &str, reason: impl Into<String>) -> LocateError {
-    LocateError::DoesNotApply { path: path.to_string(), reason: reason.into() }
+    LocateError::DoesNotApply {
+        path: path.to_string(),
+        reason: reason.into(),
+    }
 }
 
 impl Localizer {
@@ -203,19 +215,32 @@ impl Localizer {
         cache: &mut SnapshotCache,
         out: &mut Collector,
     ) {
-        let Some(entry) = cache.pre.get_mut(origin) else { return };
+        let (Some(pre_lang), Some(post_lang)) =
+            (Language::from_path(origin), Language::from_path(post_path))
+        else {
+            let name = origin.rsplit('/').next().unwrap_or(origin);
+            let kind = name
+                .rsplit_once('.')
+                .map_or_else(|| format!("`{name}`"), |(_, e)| format!("`.{e}`"));
+            out.note(
+                origin,
+                format!("no grammar for {kind} files: scored at file level only"),
+            );
+            return;
+        };
+        let Some(entry) = cache.pre.get_mut(origin) else {
+            return;
+        };
         let pre: &[u8] = entry.contents.as_deref().unwrap_or_default();
         let pre_lines = split_lines(pre);
         let post_lines = split_lines(post);
         let (blocks, coarse) = diff_lines(&pre_lines, &post_lines);
         if coarse {
-            out.note(origin, "too many changes for an exact line diff: the changed region is taken as one block");
+            out.note(
+                origin,
+                "too many changes for an exact line diff: the changed region is taken as one block",
+            );
         }
-        let (Some(pre_lang), Some(post_lang)) = (Language::from_path(origin), Language::from_path(post_path)) else {
-            let ext = origin.rsplit_once('.').map_or("(none)", |(_, e)| e);
-            out.note(origin, format!("no grammar for `.{ext}` files: scored at file level only"));
-            return;
-        };
         if let Some(reason) = unmappable(&pre_lines, &post_lines, &blocks, pre, post) {
             out.note(origin, format!("{reason}: scored at file level only"));
             return;
@@ -224,23 +249,34 @@ impl Localizer {
         // Pre-image: parsed once per snapshot.
         if entry.parsed.is_none() {
             let Some(parsed) = self.parsers.parse_pre(origin, pre_lang, pre, &pre_lines) else {
-                out.note(origin, "tree-sitter gave no tree: scored at file level only");
+                out.note(
+                    origin,
+                    "tree-sitter gave no tree: scored at file level only",
+                );
                 return;
             };
             entry.parsed = Some(parsed);
         }
-        let Some(pre_parsed) = entry.parsed.as_ref() else { return };
+        let Some(pre_parsed) = entry.parsed.as_ref() else {
+            return;
+        };
         if let Some(error) = &pre_parsed.error {
             out.out.parse_errors.push(FileNote {
                 path: origin.to_string(),
                 reason: format!("pre-image: {error}"),
             });
-            out.note(origin, "the pre-image does not parse: scored at file level only");
+            out.note(
+                origin,
+                "the pre-image does not parse: scored at file level only",
+            );
             return;
         }
 
         // Post-image: incremental from the pre-image tree, reused if already seen.
-        let reuse = cache.post.get(origin).is_some_and(|(bytes, _)| bytes.as_slice() == post);
+        let reuse = cache
+            .post
+            .get(origin)
+            .is_some_and(|(bytes, _)| bytes.as_slice() == post);
         if !reuse {
             let old = (pre_lang == post_lang).then_some(PreImage {
                 tree: &pre_parsed.tree,
@@ -248,14 +284,25 @@ impl Localizer {
                 lines: &pre_lines,
             });
             let Some(parsed) = self.parsers.parse_post(post_lang, old, post, &post_lines) else {
-                out.note(origin, "tree-sitter gave no tree for the post-image: removed lines only");
+                out.note(
+                    origin,
+                    "tree-sitter gave no tree for the post-image: removed lines only",
+                );
                 return;
             };
-            cache.post.insert(origin.to_string(), (post.to_vec(), parsed));
+            cache
+                .post
+                .insert(origin.to_string(), (post.to_vec(), parsed));
         }
-        let Some(entry) = cache.pre.get(origin) else { return };
-        let Some(pre_parsed) = entry.parsed.as_ref() else { return };
-        let Some((_, post_parsed)) = cache.post.get(origin) else { return };
+        let Some(entry) = cache.pre.get(origin) else {
+            return;
+        };
+        let Some(pre_parsed) = entry.parsed.as_ref() else {
+            return;
+        };
+        let Some((_, post_parsed)) = cache.post.get(origin) else {
+            return;
+        };
         let post_outline = match &post_parsed.error {
             None => Some(&post_parsed.outline),
             Some(error) => {
@@ -263,7 +310,10 @@ impl Localizer {
                     path: origin.to_string(),
                     reason: format!("post-image: {error}"),
                 });
-                out.note(origin, "the post-image does not parse: only removed lines are mapped");
+                out.note(
+                    origin,
+                    "the post-image does not parse: only removed lines are mapped",
+                );
                 None
             }
         };
@@ -280,11 +330,17 @@ impl Localizer {
                     }
                 }
             }
-            let Some(post_outline) = post_outline else { continue };
+            let Some(post_outline) = post_outline else {
+                continue;
+            };
             for row in block.new.clone() {
                 if let Some(def) = post_outline.owner(row) {
                     if let Some(class) = &def.class {
-                        let list = if pre_outline.classes.contains(class) { CLASSES } else { ADDED_CLASSES };
+                        let list = if pre_outline.classes.contains(class) {
+                            CLASSES
+                        } else {
+                            ADDED_CLASSES
+                        };
                         out.push(list, format!("{origin}:{class}"));
                     }
                     if def.kind == DefKind::Function {
@@ -366,7 +422,10 @@ pub(super) fn apply_sections(
         }
         cache.load(path, base)?;
         let Some(contents) = cache.contents(path).filter(|_| !gone.contains(path)) else {
-            return Err(does_not_apply(path, "the file does not exist at the base commit"));
+            return Err(does_not_apply(
+                path,
+                "the file does not exist at the base commit",
+            ));
         };
         files.push(Working {
             origin: Some(path.to_string()),
@@ -380,16 +439,23 @@ pub(super) fn apply_sections(
         Ok(files.len() - 1)
     }
 
-    let apply = |path: &str, contents: &[u8], section: &FileSection<'_>| -> Result<Vec<u8>, LocateError> {
-        if section.hunks.is_empty() {
-            return Ok(contents.to_vec());
-        }
-        let lines = split_lines(contents);
-        let post = apply_hunks(&lines, &section.hunks).map_err(|m| {
-            does_not_apply(path, format!("hunk {} (patch line {}): {}", m.hunk, m.patch_line, m.reason))
-        })?;
-        Ok(post.concat())
-    };
+    let apply =
+        |path: &str, contents: &[u8], section: &FileSection<'_>| -> Result<Vec<u8>, LocateError> {
+            if section.hunks.is_empty() {
+                return Ok(contents.to_vec());
+            }
+            let lines = split_lines(contents);
+            let post = apply_hunks(&lines, &section.hunks).map_err(|m| {
+                does_not_apply(
+                    path,
+                    format!(
+                        "hunk {} (patch line {}): {}",
+                        m.hunk, m.patch_line, m.reason
+                    ),
+                )
+            })?;
+            Ok(post.concat())
+        };
 
     for section in sections {
         match section.kind {
@@ -411,7 +477,10 @@ pub(super) fn apply_sections(
                     cache.contents(path).is_some()
                 };
                 if live.contains_key(path) || exists_at_base {
-                    return Err(does_not_apply(path, "the patch creates a file that already exists"));
+                    return Err(does_not_apply(
+                        path,
+                        "the patch creates a file that already exists",
+                    ));
                 }
                 let source = match (section.kind, section.old_path.as_deref()) {
                     (SectionKind::Copy, Some(from)) => {
@@ -420,7 +489,11 @@ pub(super) fn apply_sections(
                     }
                     _ => Vec::new(),
                 };
-                let contents = if section.binary { Vec::new() } else { apply(path, &source, section)? };
+                let contents = if section.binary {
+                    Vec::new()
+                } else {
+                    apply(path, &source, section)?
+                };
                 files.push(Working {
                     origin: None,
                     path: path.to_string(),
@@ -459,7 +532,10 @@ pub(super) fn apply_sections(
                     cache.contents(to).is_some()
                 };
                 if live.contains_key(to) || exists_at_base {
-                    return Err(does_not_apply(to, "the patch renames a file onto one that exists"));
+                    return Err(does_not_apply(
+                        to,
+                        "the patch renames a file onto one that exists",
+                    ));
                 }
                 let file = &mut files[i];
                 file.mode_change |= section.mode_change;

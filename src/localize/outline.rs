@@ -46,14 +46,27 @@ impl Outline {
     }
 
     pub fn build(lang: Language, tree: &Tree, src: &[u8], rows: usize) -> Outline {
-        let mut outline = Outline { row_owner: vec![NO_DEF; rows], ..Outline::default() };
+        let mut outline = Outline {
+            row_owner: vec![NO_DEF; rows],
+            ..Outline::default()
+        };
         let root = tree.root_node();
         let mut cursor = root.walk();
         let mut stack: Vec<Item<'_>> = Vec::new();
-        let mut walk = Walk { lang, cursor: &mut cursor, scratch: Vec::new() };
+        let mut walk = Walk {
+            lang,
+            cursor: &mut cursor,
+            scratch: Vec::new(),
+        };
         walk.push_children(&mut stack, root, NO_DEF, usize::MAX);
 
-        while let Some(Item { node, parent, enclosing, lead_row }) = stack.pop() {
+        while let Some(Item {
+            node,
+            parent,
+            enclosing,
+            lead_row,
+        }) = stack.pop()
+        {
             let Some(found) = classify(lang, node, parent, lead_row, src) else {
                 walk.push_children(&mut stack, node, enclosing, lead_row);
                 continue;
@@ -92,7 +105,11 @@ impl Outline {
                 outline.classes.insert(class.clone());
             }
             let end = node.end_position();
-            let end_row = if end.column == 0 && end.row > found.start_row { end.row - 1 } else { end.row };
+            let end_row = if end.column == 0 && end.row > found.start_row {
+                end.row - 1
+            } else {
+                end.row
+            };
             let index = outline.defs.len() as u32;
             outline.defs.push(Def {
                 kind: found.kind,
@@ -102,10 +119,11 @@ impl Outline {
                 class,
             });
             // Pre-order: a definition paints its rows before its children repaint theirs.
-            let last = outline.row_owner.len().saturating_sub(1);
-            if found.start_row <= last {
-                for owner in &mut outline.row_owner[found.start_row..=end_row.min(last)] {
-                    *owner = index;
+            if let Some(last) = outline.row_owner.len().checked_sub(1) {
+                if found.start_row <= last {
+                    for owner in &mut outline.row_owner[found.start_row..=end_row.min(last)] {
+                        *owner = index;
+                    }
                 }
             }
             if let Some(body) = found.descend {
@@ -136,7 +154,13 @@ impl<'t> Walk<'_, 't> {
     /// Pushes the named children of `node` so that they pop in document order, each with the
     /// rows that belong to it: a wrapper's own start when `node` is a wrapper of exactly one
     /// declaration, and the run of attachments written right before it.
-    fn push_children(&mut self, stack: &mut Vec<Item<'t>>, node: Node<'t>, enclosing: u32, lead_row: usize) {
+    fn push_children(
+        &mut self,
+        stack: &mut Vec<Item<'t>>,
+        node: Node<'t>,
+        enclosing: u32,
+        lead_row: usize,
+    ) {
         self.scratch.clear();
         self.cursor.reset(node);
         if self.cursor.goto_first_child() {
@@ -170,7 +194,12 @@ impl<'t> Walk<'_, 't> {
             } else if !is_comment(child.kind()) {
                 run = None;
             }
-            stack.push(Item { node: child, parent: Some(node), enclosing, lead_row });
+            stack.push(Item {
+                node: child,
+                parent: Some(node),
+                enclosing,
+                lead_row,
+            });
         }
         stack[first..].reverse();
     }
@@ -202,5 +231,9 @@ pub(crate) fn first_error(tree: &Tree) -> Option<String> {
     } else {
         "unexpected syntax".to_string()
     };
-    Some(format!("syntax error at line {}, column {}: {what}", p.row + 1, p.column + 1))
+    Some(format!(
+        "syntax error at line {}, column {}: {what}",
+        p.row + 1,
+        p.column + 1
+    ))
 }
