@@ -13,8 +13,10 @@ use super::lang::Language;
 use super::linediff::{diff_lines_within, Block};
 use super::outline::{first_error, Outline};
 
-/// How many recently parsed files are kept for reuse across snapshots.
+/// How many recently parsed files are kept for reuse across snapshots, and how many bytes of
+/// source they may hold together (a tree takes roughly 10–20 times its source).
 const RECENT_FILES: usize = 256;
+const RECENT_BYTES: usize = 8 * 1024 * 1024;
 /// Past this many changed lines between a kept version and a new one, parse from scratch.
 const MAX_REUSE_EDITS: usize = 200;
 
@@ -115,23 +117,22 @@ impl Parsers {
     }
 
     fn remember(&mut self, path: &str, lang: Language, contents: &[u8], tree: &Tree) {
-        if !self.recent.contains_key(path) && self.recent.len() >= RECENT_FILES {
-            if let Some(oldest) = self
-                .recent
-                .iter()
-                .min_by_key(|(_, r)| r.used)
-                .map(|(p, _)| p.clone())
-            {
-                self.recent.remove(&oldest);
+        if contents.len() > RECENT_BYTES / 8 {
+            self.recent.remove(path);
+            return;
+        }
+        let recent = Recent { lang, contents: contents.to_vec(), tree: tree.clone(), used: self.clock };
+        self.recent.insert(path.to_string(), recent);
+        let mut bytes: usize = self.recent.values().map(|r| r.contents.len()).sum();
+        while self.recent.len() > RECENT_FILES || bytes > RECENT_BYTES {
+            let Some(oldest) = self.recent.iter().min_by_key(|(_, r)| r.used).map(|(p, _)| p.clone())
+            else {
+                break;
+            };
+            if let Some(gone) = self.recent.remove(&oldest) {
+                bytes -= gone.contents.len();
             }
         }
-        let recent = Recent {
-            lang,
-            contents: contents.to_vec(),
-            tree: tree.clone(),
-            used: self.clock,
-        };
-        self.recent.insert(path.to_string(), recent);
     }
 }
 
