@@ -121,11 +121,20 @@ impl Parsers {
             self.recent.remove(path);
             return;
         }
-        let recent = Recent { lang, contents: contents.to_vec(), tree: tree.clone(), used: self.clock };
+        let recent = Recent {
+            lang,
+            contents: contents.to_vec(),
+            tree: tree.clone(),
+            used: self.clock,
+        };
         self.recent.insert(path.to_string(), recent);
         let mut bytes: usize = self.recent.values().map(|r| r.contents.len()).sum();
         while self.recent.len() > RECENT_FILES || bytes > RECENT_BYTES {
-            let Some(oldest) = self.recent.iter().min_by_key(|(_, r)| r.used).map(|(p, _)| p.clone())
+            let Some(oldest) = self
+                .recent
+                .iter()
+                .min_by_key(|(_, r)| r.used)
+                .map(|(p, _)| p.clone())
             else {
                 break;
             };
