@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use super::apply::{apply_hunks, split_lines};
 use super::lang::Language;
 use super::linediff::{diff_lines, Block};
+use super::outline::{Def, Outline};
 use super::parse::{Parsed, Parsers, PreImage};
 use super::patch::{parse_patch, FileSection, SectionKind};
 use super::rules::DefKind;
@@ -265,11 +266,6 @@ impl Localizer {
                 path: origin.to_string(),
                 reason: format!("pre-image: {error}"),
             });
-            out.note(
-                origin,
-                "the pre-image does not parse: scored at file level only",
-            );
-            return;
         }
 
         // Post-image: incremental from the pre-image tree, reused if already seen.
@@ -303,25 +299,21 @@ impl Localizer {
         let Some((_, post_parsed)) = cache.post.get(origin) else {
             return;
         };
-        let post_outline = match &post_parsed.error {
-            None => Some(&post_parsed.outline),
-            Some(error) => {
-                out.out.parse_errors.push(FileNote {
-                    path: origin.to_string(),
-                    reason: format!("post-image: {error}"),
-                });
-                out.note(
-                    origin,
-                    "the post-image does not parse: only removed lines are mapped",
-                );
-                None
-            }
-        };
+        if let Some(error) = &post_parsed.error {
+            out.out.parse_errors.push(FileNote {
+                path: origin.to_string(),
+                reason: format!("post-image: {error}"),
+            });
+        }
+        let post_outline = &post_parsed.outline;
 
+        // Lines inside a definition that contains a syntax error (or inside an error node)
+        // count at file level only; the rest of the file maps as usual.
         let pre_outline = &pre_parsed.outline;
+        let mut unmapped = 0usize;
         for block in &blocks {
             for row in block.old.clone() {
-                if let Some(def) = pre_outline.owner(row) {
+                if let Some(def) = clean_owner(pre_outline, row, &mut unmapped) {
                     if let Some(class) = &def.class {
                         out.push(CLASSES, format!("{origin}:{class}"));
                     }
@@ -330,11 +322,8 @@ impl Localizer {
                     }
                 }
             }
-            let Some(post_outline) = post_outline else {
-                continue;
-            };
             for row in block.new.clone() {
-                if let Some(def) = post_outline.owner(row) {
+                if let Some(def) = clean_owner(post_outline, row, &mut unmapped) {
                     if let Some(class) = &def.class {
                         let list = if pre_outline.classes.contains(class) {
                             CLASSES
@@ -353,6 +342,33 @@ impl Localizer {
                     }
                 }
             }
+        }
+        if unmapped > 0 || pre_parsed.error.is_some() || post_parsed.error.is_some() {
+            out.note(
+                origin,
+                format!(
+                    "syntax errors: {unmapped} changed lines inside definitions with errors \
+                     count at file level only"
+                ),
+            );
+        }
+    }
+}
+
+/// The definition owning `row` when it parsed cleanly; counts the rows lost to syntax errors
+/// (inside a definition with an error, or inside an error node).
+fn clean_owner<'o>(outline: &'o Outline, row: usize, unmapped: &mut usize) -> Option<&'o Def> {
+    match outline.owner(row) {
+        Some(def) if def.clean => Some(def),
+        Some(_) => {
+            *unmapped += 1;
+            None
+        }
+        None => {
+            if outline.in_error(row) {
+                *unmapped += 1;
+            }
+            None
         }
     }
 }

@@ -67,8 +67,8 @@ pub struct PatchLocations {
     pub functions: Vec<String>,
     /// Functions that exist only after the patch. Listed, not scored.
     pub added_functions: Vec<String>,
-    /// Files whose pre- or post-image does not parse: they count at file level only on the
-    /// side that failed.
+    /// Files whose pre- or post-image has a syntax error, with the first error's line. Changed
+    /// lines inside a definition with an error count at file level only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parse_errors: Vec<FileNote>,
     /// Everything else that limited a file to file level or was worth recording.

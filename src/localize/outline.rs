@@ -25,6 +25,9 @@ pub(crate) struct Def {
     pub qualified: Box<str>,
     /// The class entity a line directly inside this definition belongs to.
     pub class: Option<Box<str>>,
+    /// Whether the definition is free of syntax errors and not inside an error node. Lines
+    /// owned by a definition that is not clean are not mapped.
+    pub clean: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -34,9 +37,18 @@ pub(crate) struct Outline {
     row_owner: Vec<u32>,
     pub functions: HashSet<Box<str>>,
     pub classes: HashSet<Box<str>>,
+    /// Rows of error and missing nodes met outside definitions.
+    error_rows: Vec<(usize, usize)>,
 }
 
 impl Outline {
+    /// Whether `row` lies in an error node met outside any definition.
+    pub fn in_error(&self, row: usize) -> bool {
+        self.error_rows
+            .iter()
+            .any(|&(start, end)| start <= row && row <= end)
+    }
+
     /// The innermost definition enclosing `row` (0-based).
     pub fn owner(&self, row: usize) -> Option<&Def> {
         match self.row_owner.get(row) {
@@ -58,17 +70,30 @@ impl Outline {
             cursor: &mut cursor,
             scratch: Vec::new(),
         };
-        walk.push_children(&mut stack, root, NO_DEF, usize::MAX);
+        walk.push_children(&mut stack, root, NO_DEF, usize::MAX, false);
 
         while let Some(Item {
             node,
             parent,
             enclosing,
             lead_row,
+            in_error,
         }) = stack.pop()
         {
+            if node.is_error() || node.is_missing() {
+                let end = node.end_position();
+                let end_row = if end.column == 0 && end.row > node.start_position().row {
+                    end.row - 1
+                } else {
+                    end.row
+                };
+                outline
+                    .error_rows
+                    .push((node.start_position().row, end_row));
+            }
+            let in_error = in_error || node.is_error();
             let Some(found) = classify(lang, node, parent, lead_row, src) else {
-                walk.push_children(&mut stack, node, enclosing, lead_row);
+                walk.push_children(&mut stack, node, enclosing, lead_row, in_error);
                 continue;
             };
             let outer = (enclosing != NO_DEF).then(|| &outline.defs[enclosing as usize]);
@@ -117,6 +142,7 @@ impl Outline {
                 end_row,
                 qualified,
                 class,
+                clean: !in_error && !node.has_error(),
             });
             // Pre-order: a definition paints its rows before its children repaint theirs.
             if let Some(last) = outline.row_owner.len().checked_sub(1) {
@@ -127,7 +153,7 @@ impl Outline {
                 }
             }
             if let Some(body) = found.descend {
-                walk.push_children(&mut stack, body, index, usize::MAX);
+                walk.push_children(&mut stack, body, index, usize::MAX, in_error);
             }
         }
         outline
@@ -142,6 +168,8 @@ struct Item<'t> {
     enclosing: u32,
     /// The first row of the wrappers and attachments that belong to this node, or `usize::MAX`.
     lead_row: usize,
+    /// Whether an error node encloses this node.
+    in_error: bool,
 }
 
 struct Walk<'c, 't> {
@@ -160,6 +188,7 @@ impl<'t> Walk<'_, 't> {
         node: Node<'t>,
         enclosing: u32,
         lead_row: usize,
+        in_error: bool,
     ) {
         self.scratch.clear();
         self.cursor.reset(node);
@@ -199,6 +228,7 @@ impl<'t> Walk<'_, 't> {
                 parent: Some(node),
                 enclosing,
                 lead_row,
+                in_error,
             });
         }
         stack[first..].reverse();

@@ -386,16 +386,35 @@ fn renames_created_deleted_binary_and_mode_changes() {
 }
 
 #[test]
-fn parse_errors_limit_the_failing_side_to_file_level() {
+fn syntax_errors_limit_only_the_broken_definitions_to_file_level() {
     let (snapshot, patch) = load("parse_error");
     let got = locate(&patch, &snapshot).expect("parse_error");
     assert_eq!(got.files, ["app.py", "broken.js"]);
-    // app.py: the post-image does not parse, so only removed lines map (f and g); broken.js:
-    // the pre-image does not parse, so nothing maps.
-    assert_eq!(got.functions, ["app.py:f", "app.py:g"]);
+    // app.py: the patch breaks g in the post-image, so g's added line is not mapped, but its
+    // removed line is (g parses in the pre-image), and f parses on both sides.
+    // broken.js: `broken(` does not parse in the pre-image, so its changed line counts at file
+    // level only; `ok` parses and maps.
+    assert_eq!(got.functions, ["app.py:f", "app.py:g", "broken.js:ok"]);
     assert!(got.classes.is_empty() && got.added_functions.is_empty());
-    assert_eq!(got.parse_errors.len(), 2, "{:?}", got.parse_errors);
-    assert_eq!(got.parse_errors[0].path, "app.py");
+    assert_eq!(got.parse_errors.len(), 3, "{:?}", got.parse_errors);
+    let errors: Vec<(&str, &str)> = got
+        .parse_errors
+        .iter()
+        .map(|e| {
+            (
+                e.path.as_str(),
+                e.reason.split(':').next().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            ("app.py", "post-image"),
+            ("broken.js", "pre-image"),
+            ("broken.js", "post-image")
+        ]
+    );
     assert!(
         got.parse_errors[0]
             .reason
@@ -403,12 +422,19 @@ fn parse_errors_limit_the_failing_side_to_file_level() {
         "{}",
         got.parse_errors[0]
     );
-    assert_eq!(got.parse_errors[1].path, "broken.js");
     assert!(
         got.parse_errors[1]
             .reason
             .starts_with("pre-image: syntax error at line 5"),
         "{}",
         got.parse_errors[1]
+    );
+    let notes: Vec<String> = got.notes.iter().map(|n| n.to_string()).collect();
+    assert_eq!(
+        notes,
+        [
+            "app.py: syntax errors: 1 changed lines inside definitions with errors count at file level only",
+            "broken.js: syntax errors: 2 changed lines inside definitions with errors count at file level only",
+        ]
     );
 }
