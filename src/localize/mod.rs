@@ -16,13 +16,13 @@ mod apply;
 mod lang;
 mod linediff;
 mod locate;
-pub mod metrics;
+mod metrics;
 mod outline;
 mod parse;
 mod patch;
 mod ranked;
 mod rules;
-pub mod score;
+mod score;
 mod snapshot;
 
 #[cfg(test)]
