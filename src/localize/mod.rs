@@ -2,13 +2,13 @@
 //! touches, and how well a candidate's locations match the gold patch's.
 //!
 //! Both patches go through the same procedure ([`locate`]):
-//! 1. parse the patch ([`patch`]) and apply it exactly to the base snapshot ([`apply`]);
-//! 2. diff each file's pre-image against its post-image with fixed settings ([`linediff`]);
+//! 1. parse the patch (`patch`) and apply it exactly to the base snapshot (`apply`);
+//! 2. diff each file's pre-image against its post-image with fixed settings (`linediff`);
 //! 3. map removed lines to the definitions enclosing them in the pre-image and added lines to
-//!    those enclosing them in the post-image, with tree-sitter ([`outline`], [`rules`]).
+//!    those enclosing them in the post-image, with tree-sitter (`outline`, `rules`).
 //!
 //! Candidates that give no patch but ranked lists of locations ([`RankedLocations`]) are scored
-//! with the same metrics ([`metrics`]); [`score`] runs whole datasets and aggregates per level,
+//! with the same metrics (`metrics`); `score` runs whole datasets and aggregates per level,
 //! over all instances and over applied-only ones, and per language. Pure functions over text:
 //! no Docker, no async. The definitions are written up in `docs/localization.md`.
 
