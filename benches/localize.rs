@@ -1,9 +1,11 @@
 //! Localization throughput: scores gold/candidate patch pairs of typical size (three files of
-//! about 300 lines in mixed languages, a few changed functions each), parsing included, on one
-//! thread, and compares with just parsing and applying the same patches.
+//! about 360 lines in mixed languages, a few changed functions each), parsing included, on one
+//! thread, and compares with just parsing and applying the same patches. Two runs: "cold", where
+//! every pair has its own files, and "dataset-like", where pairs are successive commits of
+//! twenty repositories so the localizer can reparse files incrementally across instances.
 //!
 //! Run with `cargo bench --bench localize` (release profile). `LOCALIZE_BENCH_PAIRS=N` changes
-//! the number of pairs (default 1000).
+//! the number of pairs (default 1000); `LOCALIZE_BENCH_ONLY=cold` or `=dataset` runs one part.
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -21,7 +23,13 @@ enum Lang {
     Go,
 }
 
-const LANGS: [Lang; 5] = [Lang::Python, Lang::JavaScript, Lang::TypeScript, Lang::Java, Lang::Go];
+const LANGS: [Lang; 5] = [
+    Lang::Python,
+    Lang::JavaScript,
+    Lang::TypeScript,
+    Lang::Java,
+    Lang::Go,
+];
 const CLASSES: usize = 4;
 const METHODS: usize = 8;
 
@@ -135,15 +143,56 @@ struct Pair {
     candidate: String,
 }
 
-fn make_pair(i: usize) -> Pair {
-    let langs = [LANGS[i % 5], LANGS[(i + 1) % 5], LANGS[(i + 3) % 5]];
+/// How the pairs' files relate to each other.
+#[derive(Clone, Copy)]
+enum Mode {
+    /// Every pair has its own files: nothing can be reused across pairs.
+    Cold,
+    /// Twenty repositories of three files; pair `i` is commit `i / 20` of repository `i % 20`,
+    /// each commit one line away from the previous one, as instances of one repository are.
+    Dataset,
+}
+
+/// Commit `k` of a file: a comment line added under a class header per earlier commit.
+fn history(lang: Lang, text: &str, k: usize) -> String {
+    let mut text = text.to_string();
+    for j in 0..k {
+        let c = j % CLASSES;
+        let (header, comment) = match lang {
+            Lang::Python => (format!("class Alpha{c}:\n"), format!("    # rev {j}\n")),
+            Lang::JavaScript | Lang::TypeScript => (
+                format!("export class Alpha{c} {{\n"),
+                format!("  // rev {j}\n"),
+            ),
+            Lang::Java => (format!("class Alpha{c} {{\n"), format!("    // rev {j}\n")),
+            Lang::Go => (
+                format!("type Alpha{c} struct {{\n"),
+                format!("\t// rev {j}\n"),
+            ),
+        };
+        text = text.replacen(&header, &format!("{header}{comment}"), 1);
+    }
+    text
+}
+
+fn make_pair(i: usize, mode: Mode) -> Pair {
+    let (repo, commit) = match mode {
+        Mode::Cold => (i, 0),
+        Mode::Dataset => (i % 20, i / 20),
+    };
+    let langs = [
+        LANGS[repo % 5],
+        LANGS[(repo + 1) % 5],
+        LANGS[(repo + 3) % 5],
+    ];
     let mut snapshot = MemorySnapshot::new();
     let mut files = Vec::new();
     for (f, lang) in langs.iter().enumerate() {
-        let path = format!("src/pkg{}/module{f}.{}", i % 17, lang.ext());
-        let text = lang.file(i * 3 + f);
+        let path = format!("src/pkg{repo}/module{f}.{}", lang.ext());
+        let seed = repo * 3 + f;
+        let text = history(*lang, &lang.file(seed), commit);
         snapshot.insert(path.clone(), text.clone().into_bytes());
-        files.push((path, *lang, text, i * 3 + f));
+        files.push((path, *lang, text, seed));
     }
     let (p0, l0, t0, s0) = &files[0];
     let (p1, l1, t1, s1) = &files[1];
@@ -156,34 +205,61 @@ fn make_pair(i: usize) -> Pair {
     let cand0 = edit(*l0, &edit(*l0, t0, *s0, 0, 1), *s0, 3, 2);
     let cand2 = edit(*l2, t2, *s2, 0, 0);
     let candidate = diff(p0, t0, &cand0) + &diff(p2, t2, &cand2);
-    Pair { snapshot, gold, candidate }
+    Pair {
+        snapshot,
+        gold,
+        candidate,
+    }
 }
 
-fn main() {
-    let pairs_n: usize = std::env::var("LOCALIZE_BENCH_PAIRS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1000);
-    let pairs: Vec<Pair> = (0..pairs_n).map(make_pair).collect();
+/// Nanoseconds this thread has spent on a CPU (Linux), to measure one core on a shared machine.
+fn cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
+/// Runs `f`, returning its result with its wall time and its on-CPU time (wall time when the
+/// CPU time cannot be read).
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64, f64) {
+    let (cpu0, start) = (cpu_ns(), Instant::now());
+    let out = f();
+    let wall = start.elapsed().as_secs_f64();
+    let cpu = match (cpu0, cpu_ns()) {
+        (Some(a), Some(b)) => (b - a) as f64 / 1e9,
+        _ => wall,
+    };
+    (out, wall, cpu)
+}
+
+/// Times applying only, then full scoring, and prints both.
+fn run(label: &str, pairs: &[Pair]) {
+    let n = pairs.len();
     let lines: usize = pairs
         .iter()
-        .map(|p| p.snapshot.files.values().map(|f| f.iter().filter(|&&b| b == b'\n').count()).sum::<usize>())
+        .map(|p| {
+            p.snapshot
+                .files
+                .values()
+                .map(|f| f.iter().filter(|&&b| b == b'\n').count())
+                .sum::<usize>()
+        })
         .sum();
     println!(
-        "localize bench: {pairs_n} gold/candidate pairs, {:.0} base lines per pair in 3 files, one thread",
-        lines as f64 / pairs_n as f64
+        "{label}: {n} gold/candidate pairs, {:.0} base lines per pair in 3 files",
+        lines as f64 / n as f64
     );
 
     // Baseline: parse and apply both patches, no diffing or tree-sitter.
-    let start = Instant::now();
-    let mut applied = 0usize;
-    for p in &pairs {
-        let snapshot: &dyn Snapshot = &p.snapshot;
-        applied += apply_patch(&p.gold, snapshot).map_or(0, |f| f.len());
-        applied += apply_patch(&p.candidate, snapshot).map_or(0, |f| f.len());
-    }
-    let baseline = start.elapsed();
-    assert_eq!(applied, pairs_n * 4, "every bench patch applies");
+    let (applied, base_wall, base_cpu) = timed(|| {
+        let mut applied = 0usize;
+        for p in pairs {
+            let snapshot: &dyn Snapshot = &p.snapshot;
+            applied += apply_patch(&p.gold, snapshot).map_or(0, |f| f.len());
+            applied += apply_patch(&p.candidate, snapshot).map_or(0, |f| f.len());
+        }
+        applied
+    });
+    assert_eq!(applied, n * 4, "every bench patch applies");
 
     // Full scoring: apply, re-diff, parse (pre-images once per pair, post-images
     // incrementally), map and score.
@@ -198,27 +274,45 @@ fn main() {
             snapshot: Box::new(&p.snapshot),
         })
         .collect();
-    let start = Instant::now();
-    let summary = score_instances(items);
-    let full = start.elapsed();
+    let (summary, full_wall, full_cpu) = timed(|| score_instances(items));
 
     let agg = &summary.aggregate;
-    assert_eq!(agg.valid, pairs_n);
-    assert_eq!(agg.candidates_applied, pairs_n);
-    let per_sec = |d: std::time::Duration| pairs_n as f64 / d.as_secs_f64();
+    assert_eq!((agg.valid, agg.candidates_applied), (n, n));
+    let rate = |secs: f64| n as f64 / secs;
     println!(
-        "apply only (baseline): {:8.0} pairs/s  ({:.3} ms/pair)",
-        per_sec(baseline),
-        baseline.as_secs_f64() * 1000.0 / pairs_n as f64
+        "  apply only (baseline): {:8.0} pairs/s on-CPU, {:8.0} pairs/s wall",
+        rate(base_cpu),
+        rate(base_wall)
     );
     println!(
-        "full localization:     {:8.0} pairs/s  ({:.3} ms/pair)",
-        per_sec(full),
-        full.as_secs_f64() * 1000.0 / pairs_n as f64
+        "  full localization:     {:8.0} pairs/s on-CPU, {:8.0} pairs/s wall  ({:.3} ms/pair on-CPU)",
+        rate(full_cpu),
+        rate(full_wall),
+        full_cpu * 1000.0 / n as f64
     );
-    println!("full / baseline time:  {:.1}x", full.as_secs_f64() / baseline.as_secs_f64());
     println!(
-        "sanity: file F1 {:.3}, function F1 {:.3} (n={}), function Acc@5 {:.3}",
+        "  full / baseline:       {:.1}x on-CPU time",
+        full_cpu / base_cpu
+    );
+    println!(
+        "  sanity: file F1 {:.3}, function F1 {:.3} (n={}), function Acc@5 {:.3}",
         agg.all.file.f1, agg.all.function.f1, agg.all.function.n, agg.all.function.acc_at_5
     );
+}
+
+fn main() {
+    let n: usize = std::env::var("LOCALIZE_BENCH_PAIRS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    let only = std::env::var("LOCALIZE_BENCH_ONLY").unwrap_or_default();
+    println!("localize bench, one thread");
+    if only.is_empty() || only == "cold" {
+        let cold: Vec<Pair> = (0..n).map(|i| make_pair(i, Mode::Cold)).collect();
+        run("cold (every file new)", &cold);
+    }
+    if only.is_empty() || only == "dataset" {
+        let dataset: Vec<Pair> = (0..n).map(|i| make_pair(i, Mode::Dataset)).collect();
+        run("dataset-like (20 repositories, nearby commits)", &dataset);
+    }
 }

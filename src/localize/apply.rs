@@ -36,14 +36,22 @@ pub(crate) fn apply_hunks<'a>(
             HunkLine::Context(s) | HunkLine::Remove(s) => Some(*s),
             HunkLine::Add(_) => None,
         }));
-        let stated = if hunk.old_len == 0 { hunk.old_start } else { hunk.old_start.saturating_sub(1) };
+        let stated = if hunk.old_len == 0 {
+            hunk.old_start
+        } else {
+            hunk.old_start.saturating_sub(1)
+        };
         let expected = (stated as isize + offset).max(0) as usize;
         let match_start = hunk.old_start <= 1;
         let match_end = hunk.trailing_context() == 0;
         let found = find_position(pre, &old, pos, expected, match_start, match_end);
         let Some(at) = found else {
             let reason = if pre.len() < old.len() {
-                format!("it needs {} old lines but the file has {}", old.len(), pre.len())
+                format!(
+                    "it needs {} old lines but the file has {}",
+                    old.len(),
+                    pre.len()
+                )
             } else {
                 format!(
                     "its {} context and removed lines are not found at or after line {} \
@@ -53,7 +61,11 @@ pub(crate) fn apply_hunks<'a>(
                     hunk.old_start
                 )
             };
-            return Err(HunkMismatch { hunk: index + 1, patch_line: hunk.patch_line, reason });
+            return Err(HunkMismatch {
+                hunk: index + 1,
+                patch_line: hunk.patch_line,
+                reason,
+            });
         };
         out.extend_from_slice(&pre[pos..at]);
         out.extend(hunk.lines.iter().filter_map(|l| match l {

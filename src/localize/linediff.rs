@@ -20,6 +20,11 @@ pub(crate) struct Block {
 
 /// The change blocks between `a` and `b`, and whether the bound made the result coarse.
 pub(crate) fn diff_lines(a: &[&[u8]], b: &[&[u8]]) -> (Vec<Block>, bool) {
+    diff_lines_within(a, b, MAX_EDIT_DISTANCE)
+}
+
+/// [`diff_lines`] with another bound on the edit distance.
+pub(crate) fn diff_lines_within(a: &[&[u8]], b: &[&[u8]], max_edits: usize) -> (Vec<Block>, bool) {
     let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let suffix = a[prefix..]
         .iter()
@@ -31,11 +36,14 @@ pub(crate) fn diff_lines(a: &[&[u8]], b: &[&[u8]]) -> (Vec<Block>, bool) {
     if a_mid.is_empty() && b_mid.is_empty() {
         return (Vec::new(), false);
     }
-    let whole = || Block { old: prefix..prefix + a_mid.len(), new: prefix..prefix + b_mid.len() };
+    let whole = || Block {
+        old: prefix..prefix + a_mid.len(),
+        new: prefix..prefix + b_mid.len(),
+    };
     if a_mid.is_empty() || b_mid.is_empty() {
         return (vec![whole()], false);
     }
-    let Some(ops) = myers(a_mid, b_mid) else {
+    let Some(ops) = myers(a_mid, b_mid, max_edits) else {
         return (vec![whole()], true);
     };
     let mut blocks = blocks_from_ops(&ops, prefix);
@@ -50,10 +58,10 @@ enum Op {
     Insert,
 }
 
-/// Myers' greedy shortest edit script; `None` past [`MAX_EDIT_DISTANCE`].
-fn myers(a: &[&[u8]], b: &[&[u8]]) -> Option<Vec<Op>> {
+/// Myers' greedy shortest edit script; `None` past `max_edits`.
+fn myers(a: &[&[u8]], b: &[&[u8]], max_edits: usize) -> Option<Vec<Op>> {
     let (n, m) = (a.len() as isize, b.len() as isize);
-    let max = (n + m).min(MAX_EDIT_DISTANCE as isize);
+    let max = (n + m).min(max_edits as isize);
     let offset = max + 1;
     let mut v = vec![0isize; 2 * max as usize + 3];
     // trace[d] holds v[k] for k in -d..=d as it was *before* step d.
@@ -91,7 +99,11 @@ fn myers(a: &[&[u8]], b: &[&[u8]]) -> Option<Vec<Op>> {
         let prev = &trace[d as usize];
         let get = |k: isize| prev[(k + d) as usize];
         let k = x - y;
-        let prev_k = if k == -d || (k != d && get(k - 1) < get(k + 1)) { k + 1 } else { k - 1 };
+        let prev_k = if k == -d || (k != d && get(k - 1) < get(k + 1)) {
+            k + 1
+        } else {
+            k - 1
+        };
         let prev_x = get(prev_k);
         let prev_y = prev_x - prev_k;
         while x > prev_x && y > prev_y {
@@ -128,11 +140,23 @@ fn blocks_from_ops(ops: &[Op], base: usize) -> Vec<Block> {
                 y += 1;
             }
             Op::Delete => {
-                current.get_or_insert(Block { old: x..x, new: y..y }).old.end = x + 1;
+                current
+                    .get_or_insert(Block {
+                        old: x..x,
+                        new: y..y,
+                    })
+                    .old
+                    .end = x + 1;
                 x += 1;
             }
             Op::Insert => {
-                current.get_or_insert(Block { old: x..x, new: y..y }).new.end = y + 1;
+                current
+                    .get_or_insert(Block {
+                        old: x..x,
+                        new: y..y,
+                    })
+                    .new
+                    .end = y + 1;
                 y += 1;
             }
         }

@@ -5,12 +5,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use tree_sitter::{InputEdit, Parser, Point, Tree};
-
 use super::apply::{apply_hunks, split_lines};
 use super::lang::Language;
 use super::linediff::{diff_lines, Block};
-use super::outline::{first_error, Outline};
+use super::outline::{Def, Outline};
+use super::parse::{Parsed, Parsers, PreImage};
 use super::patch::{parse_patch, FileSection, SectionKind};
 use super::rules::DefKind;
 use super::{FileNote, LocateError, PatchLocations, Snapshot};
@@ -56,13 +55,6 @@ pub fn apply_patch(patch: &str, base: &dyn Snapshot) -> Result<Vec<AppliedFile>,
         .collect())
 }
 
-/// A parsed file: its tree, its outline, and its first syntax error.
-struct Parsed {
-    tree: Tree,
-    outline: Outline,
-    error: Option<String>,
-}
-
 struct PreEntry {
     contents: Option<Vec<u8>>,
     /// `None` until a parse was needed.
@@ -85,7 +77,13 @@ impl SnapshotCache {
                 path: path.to_string(),
                 message,
             })?;
-            self.pre.insert(path.to_string(), PreEntry { contents, parsed: None });
+            self.pre.insert(
+                path.to_string(),
+                PreEntry {
+                    contents,
+                    parsed: None,
+                },
+            );
         }
         Ok(())
     }
@@ -95,10 +93,11 @@ impl SnapshotCache {
     }
 }
 
-/// Reusable tree-sitter parsers, one per language, created on first use.
+/// Localizes patches. Holds one tree-sitter parser per language and the recently parsed files,
+/// so reuse one localizer for a whole dataset (instances of one repository share most files).
 #[derive(Default)]
 pub struct Localizer {
-    parsers: Vec<Option<Parser>>,
+    parsers: Parsers,
 }
 
 /// A file as the patch leaves it.
@@ -136,7 +135,10 @@ impl Collector {
     }
 
     fn note(&mut self, path: &str, reason: impl Into<String>) {
-        self.out.notes.push(FileNote { path: path.to_string(), reason: reason.into() });
+        self.out.notes.push(FileNote {
+            path: path.to_string(),
+            reason: reason.into(),
+        });
     }
 }
 
@@ -148,22 +150,15 @@ const FUNCTIONS: u8 = 4;
 const ADDED_FUNCTIONS: u8 = 5;
 
 fn does_not_apply(path: &str, reason: impl Into<String>) -> LocateError {
-    LocateError::DoesNotApply { path: path.to_string(), reason: reason.into() }
+    LocateError::DoesNotApply {
+        path: path.to_string(),
+        reason: reason.into(),
+    }
 }
 
 impl Localizer {
     pub fn new() -> Self {
-        Localizer { parsers: (0..Language::ALL.len()).map(|_| None).collect() }
-    }
-
-    fn parser(&mut self, lang: Language) -> Option<&mut Parser> {
-        let slot = self.parsers.get_mut(lang.index())?;
-        if slot.is_none() {
-            let mut parser = Parser::new();
-            parser.set_language(&lang.grammar()).ok()?;
-            *slot = Some(parser);
-        }
-        slot.as_mut()
+        Localizer::default()
     }
 
     /// Localizes `patch` against `base`, reading and parsing files through `cache` (which must
@@ -221,19 +216,32 @@ impl Localizer {
         cache: &mut SnapshotCache,
         out: &mut Collector,
     ) {
-        let Some(entry) = cache.pre.get_mut(origin) else { return };
+        let (Some(pre_lang), Some(post_lang)) =
+            (Language::from_path(origin), Language::from_path(post_path))
+        else {
+            let name = origin.rsplit('/').next().unwrap_or(origin);
+            let kind = name
+                .rsplit_once('.')
+                .map_or_else(|| format!("`{name}`"), |(_, e)| format!("`.{e}`"));
+            out.note(
+                origin,
+                format!("no grammar for {kind} files: scored at file level only"),
+            );
+            return;
+        };
+        let Some(entry) = cache.pre.get_mut(origin) else {
+            return;
+        };
         let pre: &[u8] = entry.contents.as_deref().unwrap_or_default();
         let pre_lines = split_lines(pre);
         let post_lines = split_lines(post);
         let (blocks, coarse) = diff_lines(&pre_lines, &post_lines);
         if coarse {
-            out.note(origin, "too many changes for an exact line diff: the changed region is taken as one block");
+            out.note(
+                origin,
+                "too many changes for an exact line diff: the changed region is taken as one block",
+            );
         }
-        let (Some(pre_lang), Some(post_lang)) = (Language::from_path(origin), Language::from_path(post_path)) else {
-            let ext = origin.rsplit_once('.').map_or("(none)", |(_, e)| e);
-            out.note(origin, format!("no grammar for `.{ext}` files: scored at file level only"));
-            return;
-        };
         if let Some(reason) = unmappable(&pre_lines, &post_lines, &blocks, pre, post) {
             out.note(origin, format!("{reason}: scored at file level only"));
             return;
@@ -241,64 +249,71 @@ impl Localizer {
 
         // Pre-image: parsed once per snapshot.
         if entry.parsed.is_none() {
-            let Some(parser) = self.parser(pre_lang) else { return };
-            let Some(tree) = parser.parse(pre, None) else {
-                out.note(origin, "tree-sitter gave no tree: scored at file level only");
+            let Some(parsed) = self.parsers.parse_pre(origin, pre_lang, pre, &pre_lines) else {
+                out.note(
+                    origin,
+                    "tree-sitter gave no tree: scored at file level only",
+                );
                 return;
             };
-            let outline = Outline::build(pre_lang, &tree, pre, pre_lines.len());
-            let error = first_error(&tree);
-            entry.parsed = Some(Parsed { tree, outline, error });
+            entry.parsed = Some(parsed);
         }
-        let Some(pre_parsed) = entry.parsed.as_ref() else { return };
+        let Some(pre_parsed) = entry.parsed.as_ref() else {
+            return;
+        };
         if let Some(error) = &pre_parsed.error {
             out.out.parse_errors.push(FileNote {
                 path: origin.to_string(),
                 reason: format!("pre-image: {error}"),
             });
-            out.note(origin, "the pre-image does not parse: scored at file level only");
-            return;
         }
 
         // Post-image: incremental from the pre-image tree, reused if already seen.
-        let reuse = cache.post.get(origin).is_some_and(|(bytes, _)| bytes.as_slice() == post);
+        let reuse = cache
+            .post
+            .get(origin)
+            .is_some_and(|(bytes, _)| bytes.as_slice() == post);
         if !reuse {
-            let mut old_tree = None;
-            if pre_lang == post_lang {
-                let mut tree = pre_parsed.tree.clone();
-                for edit in edits(&blocks, &pre_lines, &post_lines) {
-                    tree.edit(&edit);
-                }
-                old_tree = Some(tree);
-            }
-            let Some(parser) = self.parser(post_lang) else { return };
-            let Some(tree) = parser.parse(post, old_tree.as_ref()) else {
-                out.note(origin, "tree-sitter gave no tree for the post-image: removed lines only");
+            let old = (pre_lang == post_lang).then_some(PreImage {
+                tree: &pre_parsed.tree,
+                blocks: &blocks,
+                lines: &pre_lines,
+            });
+            let Some(parsed) = self.parsers.parse_post(post_lang, old, post, &post_lines) else {
+                out.note(
+                    origin,
+                    "tree-sitter gave no tree for the post-image: removed lines only",
+                );
                 return;
             };
-            let outline = Outline::build(post_lang, &tree, post, post_lines.len());
-            let error = first_error(&tree);
-            cache.post.insert(origin.to_string(), (post.to_vec(), Parsed { tree, outline, error }));
+            cache
+                .post
+                .insert(origin.to_string(), (post.to_vec(), parsed));
         }
-        let Some(entry) = cache.pre.get(origin) else { return };
-        let Some(pre_parsed) = entry.parsed.as_ref() else { return };
-        let Some((_, post_parsed)) = cache.post.get(origin) else { return };
-        let post_outline = match &post_parsed.error {
-            None => Some(&post_parsed.outline),
-            Some(error) => {
-                out.out.parse_errors.push(FileNote {
-                    path: origin.to_string(),
-                    reason: format!("post-image: {error}"),
-                });
-                out.note(origin, "the post-image does not parse: only removed lines are mapped");
-                None
-            }
+        let Some(entry) = cache.pre.get(origin) else {
+            return;
         };
+        let Some(pre_parsed) = entry.parsed.as_ref() else {
+            return;
+        };
+        let Some((_, post_parsed)) = cache.post.get(origin) else {
+            return;
+        };
+        if let Some(error) = &post_parsed.error {
+            out.out.parse_errors.push(FileNote {
+                path: origin.to_string(),
+                reason: format!("post-image: {error}"),
+            });
+        }
+        let post_outline = &post_parsed.outline;
 
+        // Lines inside a definition that contains a syntax error (or inside an error node)
+        // count at file level only; the rest of the file maps as usual.
         let pre_outline = &pre_parsed.outline;
+        let mut unmapped = 0usize;
         for block in &blocks {
             for row in block.old.clone() {
-                if let Some(def) = pre_outline.owner(row) {
+                if let Some(def) = clean_owner(pre_outline, row, &mut unmapped) {
                     if let Some(class) = &def.class {
                         out.push(CLASSES, format!("{origin}:{class}"));
                     }
@@ -307,11 +322,14 @@ impl Localizer {
                     }
                 }
             }
-            let Some(post_outline) = post_outline else { continue };
             for row in block.new.clone() {
-                if let Some(def) = post_outline.owner(row) {
+                if let Some(def) = clean_owner(post_outline, row, &mut unmapped) {
                     if let Some(class) = &def.class {
-                        let list = if pre_outline.classes.contains(class) { CLASSES } else { ADDED_CLASSES };
+                        let list = if pre_outline.classes.contains(class) {
+                            CLASSES
+                        } else {
+                            ADDED_CLASSES
+                        };
                         out.push(list, format!("{origin}:{class}"));
                     }
                     if def.kind == DefKind::Function {
@@ -324,6 +342,33 @@ impl Localizer {
                     }
                 }
             }
+        }
+        if unmapped > 0 || pre_parsed.error.is_some() || post_parsed.error.is_some() {
+            out.note(
+                origin,
+                format!(
+                    "syntax errors: {unmapped} changed lines inside definitions with errors \
+                     count at file level only"
+                ),
+            );
+        }
+    }
+}
+
+/// The definition owning `row` when it parsed cleanly; counts the rows lost to syntax errors
+/// (inside a definition with an error, or inside an error node).
+fn clean_owner<'o>(outline: &'o Outline, row: usize, unmapped: &mut usize) -> Option<&'o Def> {
+    match outline.owner(row) {
+        Some(def) if def.clean => Some(def),
+        Some(_) => {
+            *unmapped += 1;
+            None
+        }
+        None => {
+            if outline.in_error(row) {
+                *unmapped += 1;
+            }
+            None
         }
     }
 }
@@ -367,44 +412,6 @@ fn unmappable(
     None
 }
 
-/// The tree edits that turn the pre-image into the post-image, block by block, each expressed
-/// in the coordinates of the text as edited so far.
-fn edits(blocks: &[Block], pre_lines: &[&[u8]], post_lines: &[&[u8]]) -> Vec<InputEdit> {
-    let offsets = |lines: &[&[u8]]| -> Vec<usize> {
-        let mut acc = Vec::with_capacity(lines.len() + 1);
-        let mut total = 0;
-        acc.push(0);
-        for line in lines {
-            total += line.len();
-            acc.push(total);
-        }
-        acc
-    };
-    let pre_off = offsets(pre_lines);
-    let post_off = offsets(post_lines);
-    let end_point = |start_row: usize, lines: &[&[u8]]| -> Point {
-        match lines.last() {
-            None => Point::new(start_row, 0),
-            Some(last) if last.ends_with(b"\n") => Point::new(start_row + lines.len(), 0),
-            Some(last) => Point::new(start_row + lines.len() - 1, last.len()),
-        }
-    };
-    blocks
-        .iter()
-        .map(|b| {
-            let start_byte = post_off[b.new.start];
-            InputEdit {
-                start_byte,
-                old_end_byte: start_byte + (pre_off[b.old.end] - pre_off[b.old.start]),
-                new_end_byte: post_off[b.new.end],
-                start_position: Point::new(b.new.start, 0),
-                old_end_position: end_point(b.new.start, &pre_lines[b.old.clone()]),
-                new_end_position: end_point(b.new.start, &post_lines[b.new.clone()]),
-            }
-        })
-        .collect()
-}
-
 /// Applies every section in order and returns the touched files in first-appearance order.
 pub(super) fn apply_sections(
     sections: &[FileSection<'_>],
@@ -431,7 +438,10 @@ pub(super) fn apply_sections(
         }
         cache.load(path, base)?;
         let Some(contents) = cache.contents(path).filter(|_| !gone.contains(path)) else {
-            return Err(does_not_apply(path, "the file does not exist at the base commit"));
+            return Err(does_not_apply(
+                path,
+                "the file does not exist at the base commit",
+            ));
         };
         files.push(Working {
             origin: Some(path.to_string()),
@@ -445,16 +455,23 @@ pub(super) fn apply_sections(
         Ok(files.len() - 1)
     }
 
-    let apply = |path: &str, contents: &[u8], section: &FileSection<'_>| -> Result<Vec<u8>, LocateError> {
-        if section.hunks.is_empty() {
-            return Ok(contents.to_vec());
-        }
-        let lines = split_lines(contents);
-        let post = apply_hunks(&lines, &section.hunks).map_err(|m| {
-            does_not_apply(path, format!("hunk {} (patch line {}): {}", m.hunk, m.patch_line, m.reason))
-        })?;
-        Ok(post.concat())
-    };
+    let apply =
+        |path: &str, contents: &[u8], section: &FileSection<'_>| -> Result<Vec<u8>, LocateError> {
+            if section.hunks.is_empty() {
+                return Ok(contents.to_vec());
+            }
+            let lines = split_lines(contents);
+            let post = apply_hunks(&lines, &section.hunks).map_err(|m| {
+                does_not_apply(
+                    path,
+                    format!(
+                        "hunk {} (patch line {}): {}",
+                        m.hunk, m.patch_line, m.reason
+                    ),
+                )
+            })?;
+            Ok(post.concat())
+        };
 
     for section in sections {
         match section.kind {
@@ -476,7 +493,10 @@ pub(super) fn apply_sections(
                     cache.contents(path).is_some()
                 };
                 if live.contains_key(path) || exists_at_base {
-                    return Err(does_not_apply(path, "the patch creates a file that already exists"));
+                    return Err(does_not_apply(
+                        path,
+                        "the patch creates a file that already exists",
+                    ));
                 }
                 let source = match (section.kind, section.old_path.as_deref()) {
                     (SectionKind::Copy, Some(from)) => {
@@ -485,7 +505,11 @@ pub(super) fn apply_sections(
                     }
                     _ => Vec::new(),
                 };
-                let contents = if section.binary { Vec::new() } else { apply(path, &source, section)? };
+                let contents = if section.binary {
+                    Vec::new()
+                } else {
+                    apply(path, &source, section)?
+                };
                 files.push(Working {
                     origin: None,
                     path: path.to_string(),
@@ -524,7 +548,10 @@ pub(super) fn apply_sections(
                     cache.contents(to).is_some()
                 };
                 if live.contains_key(to) || exists_at_base {
-                    return Err(does_not_apply(to, "the patch renames a file onto one that exists"));
+                    return Err(does_not_apply(
+                        to,
+                        "the patch renames a file onto one that exists",
+                    ));
                 }
                 let file = &mut files[i];
                 file.mode_change |= section.mode_change;

@@ -48,7 +48,10 @@ pub struct LevelScores {
 
 fn dedup(list: &[String]) -> Vec<&str> {
     let mut seen = HashSet::new();
-    list.iter().map(String::as_str).filter(|s| seen.insert(*s)).collect()
+    list.iter()
+        .map(String::as_str)
+        .filter(|s| seen.insert(*s))
+        .collect()
 }
 
 impl LevelScores {
@@ -61,12 +64,28 @@ impl LevelScores {
         let g = gold_set.len();
         let hits: Vec<bool> = predicted.iter().map(|p| gold_set.contains(p)).collect();
         let correct = hits.iter().filter(|&&h| h).count();
-        let ratio = |num: usize, den: usize| if den == 0 { 0.0 } else { num as f64 / den as f64 };
+        let ratio = |num: usize, den: usize| {
+            if den == 0 {
+                0.0
+            } else {
+                num as f64 / den as f64
+            }
+        };
         let precision = ratio(correct, predicted.len());
         let recall = ratio(correct, g);
-        let f1 = if precision + recall > 0.0 { 2.0 * precision * recall / (precision + recall) } else { 0.0 };
+        let f1 = if precision + recall > 0.0 {
+            2.0 * precision * recall / (precision + recall)
+        } else {
+            0.0
+        };
         let found_within = |k: usize| hits.iter().take(k).filter(|&&h| h).count();
-        let acc = |k: usize| if g > 0 && found_within(k) == g { 1.0 } else { 0.0 };
+        let acc = |k: usize| {
+            if g > 0 && found_within(k) == g {
+                1.0
+            } else {
+                0.0
+            }
+        };
         let hit = |k: usize| if found_within(k) > 0 { 1.0 } else { 0.0 };
         let recall_at = |k: usize| ratio(found_within(k), g);
         let first_hit_rank = hits.iter().position(|&h| h).map(|i| i + 1);

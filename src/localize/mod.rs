@@ -2,13 +2,13 @@
 //! touches, and how well a candidate's locations match the gold patch's.
 //!
 //! Both patches go through the same procedure ([`locate`]):
-//! 1. parse the patch ([`patch`]) and apply it exactly to the base snapshot ([`apply`]);
-//! 2. diff each file's pre-image against its post-image with fixed settings ([`linediff`]);
+//! 1. parse the patch (`patch`) and apply it exactly to the base snapshot (`apply`);
+//! 2. diff each file's pre-image against its post-image with fixed settings (`linediff`);
 //! 3. map removed lines to the definitions enclosing them in the pre-image and added lines to
-//!    those enclosing them in the post-image, with tree-sitter ([`outline`], [`rules`]).
+//!    those enclosing them in the post-image, with tree-sitter (`outline`, `rules`).
 //!
 //! Candidates that give no patch but ranked lists of locations ([`RankedLocations`]) are scored
-//! with the same metrics ([`metrics`]); [`score`] runs whole datasets and aggregates per level,
+//! with the same metrics (`metrics`); `score` runs whole datasets and aggregates per level,
 //! over all instances and over applied-only ones, and per language. Pure functions over text:
 //! no Docker, no async. The definitions are written up in `docs/localization.md`.
 
@@ -16,12 +16,13 @@ mod apply;
 mod lang;
 mod linediff;
 mod locate;
-pub mod metrics;
+mod metrics;
 mod outline;
+mod parse;
 mod patch;
 mod ranked;
 mod rules;
-pub mod score;
+mod score;
 mod snapshot;
 
 #[cfg(test)]
@@ -66,8 +67,8 @@ pub struct PatchLocations {
     pub functions: Vec<String>,
     /// Functions that exist only after the patch. Listed, not scored.
     pub added_functions: Vec<String>,
-    /// Files whose pre- or post-image does not parse: they count at file level only on the
-    /// side that failed.
+    /// Files whose pre- or post-image has a syntax error, with the first error's line. Changed
+    /// lines inside a definition with an error count at file level only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parse_errors: Vec<FileNote>,
     /// Everything else that limited a file to file level or was worth recording.

@@ -32,7 +32,11 @@ pub(crate) struct Hunk<'p> {
 
 impl Hunk<'_> {
     pub fn trailing_context(&self) -> usize {
-        self.lines.iter().rev().take_while(|l| matches!(l, HunkLine::Context(_))).count()
+        self.lines
+            .iter()
+            .rev()
+            .take_while(|l| matches!(l, HunkLine::Context(_)))
+            .count()
     }
 }
 
@@ -67,7 +71,9 @@ struct Lines<'p> {
 
 impl<'p> Lines<'p> {
     fn new(text: &'p [u8]) -> Self {
-        Lines { lines: text.split_inclusive(|&b| b == b'\n').collect() }
+        Lines {
+            lines: text.split_inclusive(|&b| b == b'\n').collect(),
+        }
     }
 
     fn get(&self, i: usize) -> Option<&'p [u8]> {
@@ -86,7 +92,10 @@ fn text(line: &[u8]) -> String {
 }
 
 fn parse_error(line: usize, reason: impl Into<String>) -> LocateError {
-    LocateError::Parse { line, reason: reason.into() }
+    LocateError::Parse {
+        line,
+        reason: reason.into(),
+    }
 }
 
 /// Parses a whole patch into its file sections, in patch order.
@@ -178,7 +187,10 @@ fn parse_git_section<'p>(
             break;
         } else if t.starts_with(b"--- ") {
             let Some(plus) = lines.get(i + 1).filter(|l| l.starts_with(b"+++ ")) else {
-                return Err(parse_error(i + 1, "a `---` line is not followed by a `+++` line"));
+                return Err(parse_error(
+                    i + 1,
+                    "a `---` line is not followed by a `+++` line",
+                ));
             };
             minus_plus = Some(strip_prefixes(
                 header_path(&value("--- ")),
@@ -201,7 +213,10 @@ fn parse_git_section<'p>(
         (None, _, _, Some(from), Some(to)) => (Some(from.clone()), Some(to.clone())),
         (None, ..) => {
             let (old, new) = strip_prefixes(Some(header_old), Some(header_new));
-            (if created { None } else { old }, if deleted { None } else { new })
+            (
+                if created { None } else { old },
+                if deleted { None } else { new },
+            )
         }
     };
     section.old_path = old;
@@ -235,7 +250,12 @@ fn parse_plain_section<'p>(
     let plus = text(lines.get(start + 1).unwrap_or_default());
     let (old, new) = strip_prefixes(header_path(&minus[4..]), header_path(&plus[4..]));
     let kind = match (&old, &new) {
-        (None, None) => return Err(parse_error(start + 1, "both sides of the section are /dev/null")),
+        (None, None) => {
+            return Err(parse_error(
+                start + 1,
+                "both sides of the section are /dev/null",
+            ))
+        }
         (None, Some(_)) => SectionKind::Create,
         (Some(_), None) => SectionKind::Delete,
         (Some(o), Some(n)) if o != n => SectionKind::Rename,
@@ -266,9 +286,18 @@ fn parse_hunks<'p>(
             break;
         }
         let patch_line = i + 1;
-        let (old_start, old_len, new_len) = parse_hunk_header(chomp(line))
-            .ok_or_else(|| parse_error(patch_line, format!("malformed hunk header `{}`", text(line))))?;
-        let mut hunk = Hunk { old_start, old_len, lines: Vec::new(), patch_line };
+        let (old_start, old_len, new_len) = parse_hunk_header(chomp(line)).ok_or_else(|| {
+            parse_error(
+                patch_line,
+                format!("malformed hunk header `{}`", text(line)),
+            )
+        })?;
+        let mut hunk = Hunk {
+            old_start,
+            old_len,
+            lines: Vec::new(),
+            patch_line,
+        };
         let (mut old_left, mut new_left) = (old_len, new_len);
         i += 1;
         while old_left > 0 || new_left > 0 {
@@ -328,7 +357,10 @@ fn parse_hunks<'p>(
 /// Applies a `\ No newline at end of file` marker to the hunk's last line.
 fn drop_final_newline(hunk: &mut Hunk<'_>, line: usize) -> Result<(), LocateError> {
     let Some(last) = hunk.lines.last_mut() else {
-        return Err(parse_error(line, "`\\ No newline at end of file` before any hunk line"));
+        return Err(parse_error(
+            line,
+            "`\\ No newline at end of file` before any hunk line",
+        ));
     };
     let (HunkLine::Context(s) | HunkLine::Remove(s) | HunkLine::Add(s)) = last;
     *s = s.strip_suffix(b"\n").unwrap_or(s);
@@ -369,7 +401,10 @@ fn strip_prefixes(old: Option<String>, new: Option<String>) -> (Option<String>, 
     let old_ok = old.as_deref().map_or(true, |p| p.starts_with("a/"));
     let new_ok = new.as_deref().map_or(true, |p| p.starts_with("b/"));
     if old_ok && new_ok {
-        (old.map(|p| p[2..].to_string()), new.map(|p| p[2..].to_string()))
+        (
+            old.map(|p| p[2..].to_string()),
+            new.map(|p| p[2..].to_string()),
+        )
     } else {
         (old, new)
     }
@@ -456,7 +491,10 @@ fn unquote(s: &str) -> String {
 
 /// Checks and normalizes both paths of a section.
 fn check_paths(section: &mut FileSection<'_>) -> Result<(), LocateError> {
-    for path in [&mut section.old_path, &mut section.new_path].into_iter().flatten() {
+    for path in [&mut section.old_path, &mut section.new_path]
+        .into_iter()
+        .flatten()
+    {
         *path = safe_path(path)?;
     }
     Ok(())
@@ -495,5 +533,9 @@ pub(crate) fn safe_path(path: &str) -> Result<String, LocateError> {
         return Err(unsafe_path("the path names no file"));
     }
     // Keep backslashes inside names as they are; only drop empty and `.` components.
-    Ok(path.split('/').filter(|p| !p.is_empty() && *p != ".").collect::<Vec<_>>().join("/"))
+    Ok(path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect::<Vec<_>>()
+        .join("/"))
 }

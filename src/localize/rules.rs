@@ -72,11 +72,19 @@ pub(crate) fn name_text(node: Node<'_>, src: &[u8]) -> String {
 }
 
 fn field_text(node: Node<'_>, field: &str, src: &[u8]) -> Option<String> {
-    node.child_by_field_name(field).map(|n| name_text(n, src)).filter(|s| !s.is_empty())
+    node.child_by_field_name(field)
+        .map(|n| name_text(n, src))
+        .filter(|s| !s.is_empty())
 }
 
 fn def<'t>(kind: DefKind, name: String, node: Node<'t>, descend: Option<Node<'t>>) -> Found<'t> {
-    Found { kind, name, receiver: None, descend, start_row: node.start_position().row }
+    Found {
+        kind,
+        name,
+        receiver: None,
+        descend,
+        start_row: node.start_position().row,
+    }
 }
 
 fn function<'t>(name: String, node: Node<'t>) -> Found<'t> {
@@ -88,11 +96,14 @@ fn class<'t>(name: String, node: Node<'t>) -> Found<'t> {
     def(DefKind::Class, name, node, Some(body))
 }
 
-/// Whether `node` (with its `parent`, when known) is a definition in `lang`.
+/// Whether `node` (with its `parent`, when known) is a definition in `lang`. `lead_row` is the
+/// first row of what the walker found attached to the node (decorators, attributes, wrappers;
+/// see [`is_attachment`] and [`is_wrapper`]), or `usize::MAX`.
 pub(crate) fn classify<'t>(
     lang: Language,
     node: Node<'t>,
     parent: Option<Node<'t>>,
+    lead_row: usize,
     src: &[u8],
 ) -> Option<Found<'t>> {
     let mut found = match lang {
@@ -106,51 +117,36 @@ pub(crate) fn classify<'t>(
         Language::Ruby => ruby(node, src),
         Language::Php => php(node, src),
     }?;
-    found.start_row = found.start_row.min(attached_start(lang, node));
+    found.start_row = found.start_row.min(lead_row);
     Some(found)
 }
 
-/// The first row of what belongs to a definition node: decorators, attributes and wrappers.
-fn attached_start(lang: Language, node: Node<'_>) -> usize {
-    let mut start = node.start_position().row;
-    let mut current = node;
-    // Wrappers that hold exactly this declaration.
-    let wrappers: &[&str] = match lang {
-        Language::Python => &["decorated_definition"],
-        Language::JavaScript | Language::TypeScript | Language::Tsx => {
-            &["export_statement", "lexical_declaration", "variable_declaration", "expression_statement"]
-        }
-        Language::Cpp | Language::C => &["template_declaration"],
-        Language::Go => &["type_declaration"],
-        _ => &[],
-    };
-    while let Some(parent) = current.parent() {
-        if !wrappers.contains(&parent.kind()) || parent.named_child_count() > 4 {
-            break;
-        }
-        let declarations = (0..parent.named_child_count())
-            .filter_map(|i| parent.named_child(i))
-            .filter(|c| !is_attachment(lang, c.kind()) && c.kind() != "comment")
-            .count();
-        if declarations != 1 && parent.kind() != "template_declaration" {
-            break;
-        }
-        start = start.min(parent.start_position().row);
-        current = parent;
+/// Nodes that wrap one declaration and belong to it when they hold only that declaration
+/// (plus attachments): Python's `decorated_definition`, JS `export`, `const` and expression
+/// statements, C++ `template <…>`, Go `type` declarations.
+pub(crate) fn is_wrapper(lang: Language, kind: &str) -> bool {
+    match lang {
+        Language::Python => kind == "decorated_definition",
+        Language::JavaScript | Language::TypeScript | Language::Tsx => matches!(
+            kind,
+            "export_statement"
+                | "lexical_declaration"
+                | "variable_declaration"
+                | "expression_statement"
+        ),
+        Language::Cpp | Language::C => kind == "template_declaration",
+        Language::Go => kind == "type_declaration",
+        _ => false,
     }
-    // Attributes and decorators written as preceding siblings.
-    let mut prev = current.prev_named_sibling();
-    while let Some(p) = prev {
-        if !is_attachment(lang, p.kind()) {
-            break;
-        }
-        start = start.min(p.start_position().row);
-        prev = p.prev_named_sibling();
-    }
-    start
 }
 
-fn is_attachment(lang: Language, kind: &str) -> bool {
+pub(crate) fn is_comment(kind: &str) -> bool {
+    matches!(kind, "comment" | "line_comment" | "block_comment")
+}
+
+/// Nodes written before a declaration that belong to it: decorators, attributes, template
+/// parameter lists.
+pub(crate) fn is_attachment(lang: Language, kind: &str) -> bool {
     match lang {
         Language::Rust => kind == "attribute_item",
         Language::JavaScript | Language::TypeScript | Language::Tsx => kind == "decorator",
@@ -166,7 +162,9 @@ fn python<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
         "class_definition" => Some(class(field_text(node, "name", src)?, node)),
         "function_definition" => Some(function(field_text(node, "name", src)?, node)),
         "assignment" => {
-            let left = node.child_by_field_name("left").filter(|l| l.kind() == "identifier")?;
+            let left = node
+                .child_by_field_name("left")
+                .filter(|l| l.kind() == "identifier")?;
             let right = node.child_by_field_name("right")?;
             (right.kind() == "lambda").then(|| function(name_text(left, src), node))
         }
@@ -186,7 +184,9 @@ fn is_js_wrapped_function(node: Node<'_>) -> bool {
     if node.kind() != "call_expression" {
         return false;
     }
-    let Some(args) = node.child_by_field_name("arguments") else { return false };
+    let Some(args) = node.child_by_field_name("arguments") else {
+        return false;
+    };
     let mut cursor = args.walk();
     let found = args.named_children(&mut cursor).any(is_js_function);
     found
@@ -195,14 +195,18 @@ fn is_js_wrapped_function(node: Node<'_>) -> bool {
 fn js_key_name(key: Node<'_>, src: &[u8]) -> String {
     let name = name_text(key, src);
     match key.kind() {
-        "string" => name.trim_matches(|c| c == '"' || c == '\'' || c == '`').to_string(),
+        "string" => name
+            .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+            .to_string(),
         _ => name,
     }
 }
 
 fn js<'t>(node: Node<'t>, parent: Option<Node<'t>>, src: &[u8]) -> Option<Found<'t>> {
     match node.kind() {
-        "class_declaration" | "abstract_class_declaration" | "interface_declaration"
+        "class_declaration"
+        | "abstract_class_declaration"
+        | "interface_declaration"
         | "enum_declaration" => Some(class(field_text(node, "name", src)?, node)),
         "class" => {
             // A class expression bound to a variable is named by the variable (handled there).
@@ -211,12 +215,16 @@ fn js<'t>(node: Node<'t>, parent: Option<Node<'t>>, src: &[u8]) -> Option<Found<
             }
             Some(class(field_text(node, "name", src)?, node))
         }
-        "function_declaration" | "generator_function_declaration" | "function_signature"
-        | "method_definition" | "method_signature" | "abstract_method_signature" => {
-            Some(function(field_text(node, "name", src)?, node))
-        }
+        "function_declaration"
+        | "generator_function_declaration"
+        | "function_signature"
+        | "method_definition"
+        | "method_signature"
+        | "abstract_method_signature" => Some(function(field_text(node, "name", src)?, node)),
         "variable_declarator" => {
-            let name = node.child_by_field_name("name").filter(|n| n.kind() == "identifier")?;
+            let name = node
+                .child_by_field_name("name")
+                .filter(|n| n.kind() == "identifier")?;
             let value = node.child_by_field_name("value")?;
             let name = name_text(name, src);
             if is_js_function(value) || is_js_wrapped_function(value) {
@@ -274,7 +282,10 @@ fn js<'t>(node: Node<'t>, parent: Option<Node<'t>>, src: &[u8]) -> Option<Found<
 
 fn java<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
     match node.kind() {
-        "class_declaration" | "interface_declaration" | "enum_declaration" | "record_declaration"
+        "class_declaration"
+        | "interface_declaration"
+        | "enum_declaration"
+        | "record_declaration"
         | "annotation_type_declaration" => Some(class(field_text(node, "name", src)?, node)),
         "method_declaration" | "constructor_declaration" | "compact_constructor_declaration" => {
             Some(function(field_text(node, "name", src)?, node))
@@ -289,7 +300,11 @@ fn base_type_name(node: Node<'_>, src: &[u8]) -> Option<String> {
         "type_identifier" | "identifier" | "primitive_type" | "name" | "constant" => {
             Some(name_text(node, src))
         }
-        "generic_type" | "pointer_type" | "reference_type" | "qualified_type" | "parameter_declaration" => {
+        "generic_type"
+        | "pointer_type"
+        | "reference_type"
+        | "qualified_type"
+        | "parameter_declaration" => {
             let inner = node
                 .child_by_field_name("type")
                 .or_else(|| node.child_by_field_name("name"))
@@ -299,9 +314,9 @@ fn base_type_name(node: Node<'_>, src: &[u8]) -> Option<String> {
             }
             base_type_name(inner, src)
         }
-        "scoped_type_identifier" | "scoped_identifier" => {
-            node.child_by_field_name("name").and_then(|n| base_type_name(n, src))
-        }
+        "scoped_type_identifier" | "scoped_identifier" => node
+            .child_by_field_name("name")
+            .and_then(|n| base_type_name(n, src)),
         _ => first_type_identifier(node, src),
     }
 }
@@ -332,7 +347,14 @@ fn go<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
         "type_spec" => {
             let ty = node.child_by_field_name("type")?;
             matches!(ty.kind(), "struct_type" | "interface_type")
-                .then(|| def(DefKind::Class, field_text(node, "name", src).unwrap_or_default(), node, None))
+                .then(|| {
+                    def(
+                        DefKind::Class,
+                        field_text(node, "name", src).unwrap_or_default(),
+                        node,
+                        None,
+                    )
+                })
                 .filter(|f| !f.name.is_empty())
         }
         _ => None,
@@ -361,7 +383,9 @@ fn c_function_name(declarator: Node<'_>, src: &[u8]) -> Option<(String, Option<S
     // Walk through pointer/reference/parenthesized/attributed declarators to the function one.
     while d.kind() != "function_declarator" {
         d = d.child_by_field_name("declarator").or_else(|| {
-            (d.kind() == "reference_declarator").then(|| d.named_child(0)).flatten()
+            (d.kind() == "reference_declarator")
+                .then(|| d.named_child(0))
+                .flatten()
         })?;
     }
     let inner = d.child_by_field_name("declarator")?;
@@ -371,13 +395,17 @@ fn c_function_name(declarator: Node<'_>, src: &[u8]) -> Option<(String, Option<S
         }
         "template_function" => Some((field_text(inner, "name", src)?, None)),
         "qualified_identifier" => {
-            let scope = inner.child_by_field_name("scope").map(|s| strip_template_args(&name_text(s, src)));
+            let scope = inner
+                .child_by_field_name("scope")
+                .map(|s| strip_template_args(&name_text(s, src)));
             // The name may itself be qualified (`a::B::c`): keep its last part, and the part
             // before it as the scope.
             let mut name_node = inner.child_by_field_name("name")?;
             let mut scope = scope;
             while name_node.kind() == "qualified_identifier" {
-                scope = name_node.child_by_field_name("scope").map(|s| strip_template_args(&name_text(s, src)));
+                scope = name_node
+                    .child_by_field_name("scope")
+                    .map(|s| strip_template_args(&name_text(s, src)));
                 name_node = name_node.child_by_field_name("name")?;
             }
             let name = match name_node.kind() {
@@ -434,14 +462,18 @@ fn c_family<'t>(node: Node<'t>, parent: Option<Node<'t>>, src: &[u8]) -> Option<
 
 fn csharp<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
     match node.kind() {
-        "class_declaration" | "struct_declaration" | "interface_declaration" | "enum_declaration"
-        | "record_declaration" | "record_struct_declaration" => {
-            Some(class(field_text(node, "name", src)?, node))
-        }
-        "method_declaration" | "constructor_declaration" | "destructor_declaration"
-        | "property_declaration" | "event_declaration" | "local_function_statement" => {
-            Some(function(field_text(node, "name", src)?, node))
-        }
+        "class_declaration"
+        | "struct_declaration"
+        | "interface_declaration"
+        | "enum_declaration"
+        | "record_declaration"
+        | "record_struct_declaration" => Some(class(field_text(node, "name", src)?, node)),
+        "method_declaration"
+        | "constructor_declaration"
+        | "destructor_declaration"
+        | "property_declaration"
+        | "event_declaration"
+        | "local_function_statement" => Some(function(field_text(node, "name", src)?, node)),
         "indexer_declaration" => Some(function("this".to_string(), node)),
         "operator_declaration" | "conversion_operator_declaration" => {
             let op = field_text(node, "operator", src)
@@ -466,9 +498,10 @@ fn ruby<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
 
 fn php<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
     match node.kind() {
-        "class_declaration" | "interface_declaration" | "trait_declaration" | "enum_declaration" => {
-            Some(class(field_text(node, "name", src)?, node))
-        }
+        "class_declaration"
+        | "interface_declaration"
+        | "trait_declaration"
+        | "enum_declaration" => Some(class(field_text(node, "name", src)?, node)),
         "method_declaration" | "function_definition" => {
             Some(function(field_text(node, "name", src)?, node))
         }

@@ -46,9 +46,13 @@ pub struct LocalizeItem<'a> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum GoldOutcome {
-    Located { locations: PatchLocations },
+    Located {
+        locations: PatchLocations,
+    },
     /// The gold patch does not parse or apply: the instance is invalid.
-    Invalid { error: String },
+    Invalid {
+        error: String,
+    },
 }
 
 /// The candidate's locations, or why it has none.
@@ -68,7 +72,10 @@ pub enum CandidateOutcome {
 impl CandidateOutcome {
     /// Whether the instance counts in the applied-only aggregates.
     pub fn counts_as_applied(&self) -> bool {
-        matches!(self, CandidateOutcome::Applied { .. } | CandidateOutcome::Ranked { .. })
+        matches!(
+            self,
+            CandidateOutcome::Applied { .. } | CandidateOutcome::Ranked { .. }
+        )
     }
 }
 
@@ -155,14 +162,20 @@ impl Localizer {
         let snapshot = &*item.snapshot;
         let gold = match self.locate(&item.gold_patch, snapshot, &mut cache) {
             Ok(locations) => GoldOutcome::Located { locations },
-            Err(e) => GoldOutcome::Invalid { error: e.to_string() },
+            Err(e) => GoldOutcome::Invalid {
+                error: e.to_string(),
+            },
         };
         let candidate = match item.candidate {
             Candidate::Patch(patch) => match self.locate(&patch, snapshot, &mut cache) {
                 Ok(locations) => CandidateOutcome::Applied { locations },
-                Err(e) => CandidateOutcome::NotApplied { error: e.to_string() },
+                Err(e) => CandidateOutcome::NotApplied {
+                    error: e.to_string(),
+                },
             },
-            Candidate::Ranked(ranked) => CandidateOutcome::Ranked { locations: ranked.normalized() },
+            Candidate::Ranked(ranked) => CandidateOutcome::Ranked {
+                locations: ranked.normalized(),
+            },
             Candidate::Missing => CandidateOutcome::Missing,
         };
         let language = item
@@ -171,7 +184,11 @@ impl Localizer {
             .filter(|l| !l.is_empty())
             .or_else(|| match &gold {
                 GoldOutcome::Located { locations } => infer_language(
-                    locations.files.iter().chain(&locations.created_files).map(String::as_str),
+                    locations
+                        .files
+                        .iter()
+                        .chain(&locations.created_files)
+                        .map(String::as_str),
                 ),
                 GoldOutcome::Invalid { .. } => None,
             })
@@ -180,19 +197,29 @@ impl Localizer {
             GoldOutcome::Located { locations } => Some(level_results(locations, &candidate)),
             GoldOutcome::Invalid { .. } => None,
         };
-        InstanceLocalization { instance_id: item.instance_id, language, gold, candidate, scores }
+        InstanceLocalization {
+            instance_id: item.instance_id,
+            language,
+            gold,
+            candidate,
+            scores,
+        }
     }
 }
 
 fn level_results(gold: &PatchLocations, candidate: &CandidateOutcome) -> LevelResults {
     let empty: &[String] = &[];
     let (files, classes, functions) = match candidate {
-        CandidateOutcome::Applied { locations } => {
-            (&locations.files[..], &locations.classes[..], &locations.functions[..])
-        }
-        CandidateOutcome::Ranked { locations } => {
-            (&locations.files[..], &locations.classes[..], &locations.functions[..])
-        }
+        CandidateOutcome::Applied { locations } => (
+            &locations.files[..],
+            &locations.classes[..],
+            &locations.functions[..],
+        ),
+        CandidateOutcome::Ranked { locations } => (
+            &locations.files[..],
+            &locations.classes[..],
+            &locations.functions[..],
+        ),
         CandidateOutcome::NotApplied { .. } | CandidateOutcome::Missing => (empty, empty, empty),
     };
     let level = |gold: &[String], predicted: &[String]| {
@@ -206,10 +233,16 @@ fn level_results(gold: &PatchLocations, candidate: &CandidateOutcome) -> LevelRe
 }
 
 /// Scores every item with one [`Localizer`] and aggregates the results.
-pub fn score_instances<'a>(items: impl IntoIterator<Item = LocalizeItem<'a>>) -> LocalizationSummary {
+pub fn score_instances<'a>(
+    items: impl IntoIterator<Item = LocalizeItem<'a>>,
+) -> LocalizationSummary {
     let mut localizer = Localizer::new();
-    let instances: Vec<InstanceLocalization> = items.into_iter().map(|i| localizer.score(i)).collect();
-    LocalizationSummary { aggregate: summarize(&instances), instances }
+    let instances: Vec<InstanceLocalization> =
+        items.into_iter().map(|i| localizer.score(i)).collect();
+    LocalizationSummary {
+        aggregate: summarize(&instances),
+        instances,
+    }
 }
 
 fn aggregates<'a>(results: impl Iterator<Item = &'a LevelResults> + Clone) -> LevelAggregates {
@@ -226,9 +259,10 @@ pub fn summarize(results: &[InstanceLocalization]) -> LocalizationAggregate {
     let invalid = results
         .iter()
         .filter_map(|r| match &r.gold {
-            GoldOutcome::Invalid { error } => {
-                Some(InvalidInstance { instance_id: r.instance_id.clone(), error: error.clone() })
-            }
+            GoldOutcome::Invalid { error } => Some(InvalidInstance {
+                instance_id: r.instance_id.clone(),
+                error: error.clone(),
+            }),
             GoldOutcome::Located { .. } => None,
         })
         .collect();

@@ -46,7 +46,10 @@ impl MemorySnapshot {
 impl<P: Into<String>, C: Into<Vec<u8>>> FromIterator<(P, C)> for MemorySnapshot {
     fn from_iter<I: IntoIterator<Item = (P, C)>>(iter: I) -> Self {
         MemorySnapshot {
-            files: iter.into_iter().map(|(p, c)| (p.into(), c.into())).collect(),
+            files: iter
+                .into_iter()
+                .map(|(p, c)| (p.into(), c.into()))
+                .collect(),
         }
     }
 }

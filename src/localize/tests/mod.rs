@@ -2,7 +2,9 @@
 //! out by hand, and dataset scoring.
 
 mod bad_input;
+mod diff;
 mod fixtures;
 mod metrics;
+mod reuse;
 mod scoring;
-mod diff;
+mod snapshot;
