@@ -2,18 +2,47 @@
 
 use crate::util::*;
 
-/// What every demo instance must produce: (instance id, outcome, apply step, flagged).
-/// The apply step is checked where it says something (`patch_fuzz` must not pass for strict).
-const EXPECTED: &[(&str, &str, Option<&str>, bool)] = &[
+/// What every demo instance must produce: (instance id, outcome, apply step, flagged, the
+/// level FAIL_TO_PASS is graded at). The apply step is checked where it says something
+/// (`patch_fuzz` must not pass for strict application).
+const EXPECTED: &[(&str, &str, Option<&str>, bool, &str)] = &[
     // Python / pytest
-    ("verdict-demo__pycalc-1", "resolved_full", Some("git_apply"), false),
-    ("verdict-demo__pycalc-2", "resolved_partial", Some("git_apply"), false),
-    ("verdict-demo__pycalc-3", "timeout", Some("git_apply"), false),
-    ("verdict-demo__pycalc-4", "resolved_full", Some("patch_fuzz"), false),
-    ("verdict-demo__textkit-1", "unresolved", Some("git_apply"), false),
-    ("verdict-demo__textkit-2", "patch_apply_failed", None, false),
-    ("verdict-demo__textkit-3", "empty_patch", None, false),
-    ("verdict-demo__textkit-4", "unresolved", Some("git_apply"), true),
+    ("verdict-demo__pycalc-1", "resolved_full", Some("git_apply"), false, "test"),
+    ("verdict-demo__pycalc-2", "resolved_partial", Some("git_apply"), false, "test"),
+    ("verdict-demo__pycalc-3", "timeout", Some("git_apply"), false, ""),
+    ("verdict-demo__pycalc-4", "resolved_full", Some("patch_fuzz"), false, "test"),
+    ("verdict-demo__textkit-1", "unresolved", Some("git_apply"), false, "test"),
+    ("verdict-demo__textkit-2", "patch_apply_failed", None, false, ""),
+    ("verdict-demo__textkit-3", "empty_patch", None, false, ""),
+    ("verdict-demo__textkit-4", "unresolved", Some("git_apply"), true, "test"),
+    // JavaScript / jest
+    ("verdict-demo__jestcalc-1", "resolved_full", Some("git_apply"), false, "test"),
+    ("verdict-demo__jestcalc-2", "unresolved", Some("git_apply"), false, "test"),
+    ("verdict-demo__jestcalc-3", "patch_apply_failed", None, false, ""),
+    ("verdict-demo__jestcalc-4", "unresolved", Some("git_apply"), false, "test"),
+    ("verdict-demo__jestcalc-5", "resolved_full", Some("git_apply"), false, "file"),
+    // JavaScript / mocha
+    ("verdict-demo__mochatext-1", "resolved_full", Some("git_apply"), false, "test"),
+    ("verdict-demo__mochatext-2", "resolved_partial", Some("git_apply"), false, "test"),
+    ("verdict-demo__mochatext-3", "patch_apply_failed", None, false, ""),
+    ("verdict-demo__mochatext-4", "unresolved", Some("git_apply"), false, "test"),
+    // TypeScript / jest (ts-jest)
+    ("verdict-demo__tscart-1", "resolved_full", Some("git_apply"), false, "test"),
+    ("verdict-demo__tscart-2", "unresolved", Some("git_apply"), false, "test"),
+    ("verdict-demo__tscart-3", "patch_apply_failed", None, false, ""),
+    ("verdict-demo__tscart-4", "unresolved", Some("git_apply"), false, "test"),
+    ("verdict-demo__tscart-5", "unresolved", Some("git_apply"), false, "test"),
+    // Java / Maven, JUnit 4
+    ("verdict-demo__junit4text-1", "resolved_full", Some("git_apply"), false, "test"),
+    ("verdict-demo__junit4text-2", "unresolved", Some("git_apply"), false, "test"),
+    ("verdict-demo__junit4text-3", "patch_apply_failed", None, false, ""),
+    ("verdict-demo__junit4text-4", "unresolved", Some("git_apply"), false, "test"),
+    // Java / Maven, JUnit 5 (nested classes, parameterized tests, display names)
+    ("verdict-demo__junit5geo-1", "resolved_full", Some("git_apply"), false, "test"),
+    ("verdict-demo__junit5geo-2", "unresolved", Some("git_apply"), false, "test"),
+    ("verdict-demo__junit5geo-3", "patch_apply_failed", None, false, ""),
+    ("verdict-demo__junit5geo-4", "unresolved", Some("git_apply"), false, "test"),
+    ("verdict-demo__junit5geo-5", "resolved_full", Some("git_apply"), false, "class"),
 ];
 
 #[test]
@@ -27,7 +56,7 @@ fn demo_outcomes_from_real_containers() {
 
     let model_dir = logs.join("demo-test").join("demo-model");
     let mut seen = 0;
-    for (id, outcome, step, flagged) in EXPECTED {
+    for (id, outcome, step, flagged, level) in EXPECTED {
         let dir = model_dir.join(id);
         let report = read_json(&dir.join("report.json"));
         assert_eq!(report["outcome"], *outcome, "{id}: {report:#}");
@@ -45,6 +74,8 @@ fn demo_outcomes_from_real_containers() {
             }
             assert!(report["grade"]["tests_status"].is_object(), "{id}");
             assert!(report["exit_code"].is_i64(), "{id}");
+            assert_eq!(report["grade"]["granularity"]["FAIL_TO_PASS"], *level, "{id}");
+            assert!(report["localization"]["scores"].is_object(), "{id}: localization scores in the report");
         }
         assert!(printed.contains(id), "the terminal output names {id}");
         seen += 1;
@@ -68,6 +99,14 @@ fn demo_outcomes_from_real_containers() {
     assert_eq!(summary["empty_patch_instances"], count("empty_patch"));
     assert_eq!(summary["total_instances"].as_u64(), Some(EXPECTED.len() as u64));
     assert_eq!(summary["timeout_ids"].as_array().unwrap().len() as u64, count("timeout"));
+    for (language, prefix) in [("python", "py"), ("javascript", "jest"), ("typescript", "ts"), ("java", "junit")] {
+        let n = summary["by_language"][language]["instances"].as_u64().unwrap_or(0);
+        assert!(n > 0, "{language} in the summary's breakdown: {:#}", summary["by_language"]);
+        assert!(printed.lines().any(|l| l.starts_with(language)), "the table has a {language} row ({prefix})");
+    }
+    // Localization scores sit next to the resolve rate, in the summary and on the terminal.
+    assert!(summary["localization"]["all"]["file"]["n"].as_u64().unwrap_or(0) > 0, "{:#}", summary["localization"]);
+    assert!(printed.contains("localization:"), "{printed}");
 
     // A rerun of the same run id reuses every finished instance: nothing is rewritten.
     let stamp = |id: &str| std::fs::metadata(model_dir.join(id).join("report.json")).unwrap().modified().unwrap();

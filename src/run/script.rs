@@ -97,8 +97,9 @@ fn snapshot_spec_file(path: &str) -> Option<String> {
     Some(format!("{dir}{file}"))
 }
 
-/// `-Dtest=com.x.FooTest,...` for test classes under `src/test/java`, plus `-pl a,b` when they
-/// sit in modules of a multi-module build.
+/// `-Dtest=com.x.FooTest,com.x.FooTest$*,...` for test classes under `src/test/java` (the
+/// `$*` pattern keeps their nested classes, which surefire would otherwise leave out), plus
+/// `-pl a,b` when they sit in modules of a multi-module build.
 fn maven_arguments(paths: &[String]) -> Vec<String> {
     let mut classes: Vec<String> = Vec::new();
     let mut modules: Vec<String> = Vec::new();
@@ -106,8 +107,10 @@ fn maven_arguments(paths: &[String]) -> Vec<String> {
         let Some((module, class_path)) = path.split_once("src/test/java/") else { continue };
         let Some(class_path) = class_path.strip_suffix(".java") else { continue };
         let class = class_path.replace('/', ".");
-        if !classes.contains(&class) {
-            classes.push(class);
+        for pattern in [class.clone(), format!("{class}$*")] {
+            if !classes.contains(&pattern) {
+                classes.push(pattern);
+            }
         }
         let module = module.trim_end_matches('/');
         if !module.is_empty() && !modules.iter().any(|m| m == module) {
