@@ -116,6 +116,55 @@ fn demo_outcomes_from_real_containers() {
     let after: Vec<_> = EXPECTED.iter().map(|e| stamp(e.0)).collect();
     assert_eq!(before, after, "a rerun must reuse finished instances");
 
+    // A second run of an unchanged dataset builds no image.
+    let build = verdict(&["build", "--logs", logs_arg]);
+    assert_eq!(build.status.code(), Some(0), "{}", text(&build));
+    let build_out = String::from_utf8_lossy(&build.stdout).to_string();
+    assert_eq!(build_out.lines().filter(|l| l.contains(" reused (")).count(), EXPECTED.len(), "{build_out}");
+    assert!(!build_out.contains(" built ("), "{build_out}");
+
+    // Regrading from the saved logs, running nothing, gives the same outcomes.
+    let regraded = verdict(&["report", "--logs", logs_arg, "--run-id", "demo-test"]);
+    assert_eq!(regraded.status.code(), Some(0), "{}", text(&regraded));
+    for (id, outcome, ..) in EXPECTED {
+        assert_eq!(read_json(&model_dir.join(id).join("report.json"))["outcome"], *outcome, "{id} after regrading");
+    }
+
+    assert_no_containers_left();
+}
+
+#[test]
+fn check_envs_finds_no_drift_in_the_demo() {
+    let _lock = docker_lock();
+    let logs = logs_dir("check-envs");
+    let ids = "verdict-demo__pycalc-1,verdict-demo__jestcalc-5,verdict-demo__junit5geo-5,verdict-demo__mochatext-1";
+    let out = verdict(&["check-envs", "--logs", logs.to_str().unwrap(), "--instance-ids", ids, "-j", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let reports = read_json(&logs.join("dataset").join("check_envs").join("summary.json"));
+    let reports = reports.as_array().unwrap();
+    assert_eq!(reports.len(), 4);
+    for r in reports {
+        assert_eq!(r["builds"], true, "{r:#}");
+        assert_eq!(r["outcome"], "resolved_full", "{r:#}");
+        assert_eq!(r["drift"], serde_json::json!([]), "{r:#}");
+    }
+
+    // An expected test that no longer exists is drift.
+    let mut drifted: serde_json::Value = std::fs::read_to_string(repo_root().join("harness/demo/dataset.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["instance_id"] == "verdict-demo__pycalc-1")
+        .unwrap();
+    drifted["PASS_TO_PASS"].as_array_mut().unwrap().push("tests/test_median.py::test_gone".into());
+    let dataset = logs.join("drifted.jsonl");
+    write(&dataset, &format!("{drifted}\n"));
+    let out = verdict(&["check-envs", "--dataset", dataset.to_str().unwrap(), "--repos", "harness/demo/repos", "--logs", logs.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out));
+    let report = read_json(&logs.join("drifted").join("check_envs").join("summary.json"))[0].clone();
+    assert_eq!(report["builds"], true);
+    assert_eq!(report["drift"][0]["id"], "tests/test_median.py::test_gone", "{report:#}");
+    assert_eq!(report["drift"][0]["now"], "missing", "{report:#}");
     assert_no_containers_left();
 }
 

@@ -10,7 +10,7 @@
 //! Candidates that give no patch but ranked lists of locations ([`RankedLocations`]) are scored
 //! with the same metrics (`metrics`); `score` runs whole datasets and aggregates per level,
 //! over all instances and over applied-only ones, and per language. Pure functions over text:
-//! no Docker, no async. The definitions are written up in `docs/localization.md`.
+//! no Docker, no async. The definitions are written up in the README (Localization scores).
 
 mod apply;
 mod lang;

@@ -2,7 +2,7 @@
 //! score each level, and aggregate over a dataset — over all valid instances, over those whose
 //! candidate applied, and per language.
 //!
-//! Rules (see `docs/localization.md`):
+//! Rules (see the README, Localization scores):
 //! - an instance whose gold patch cannot be localized is invalid: listed, not scored;
 //! - at each level, an instance whose gold is empty there is left out of that level (each
 //!   aggregate gives its `n`);
