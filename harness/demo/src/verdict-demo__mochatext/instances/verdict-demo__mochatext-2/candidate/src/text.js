@@ -5,7 +5,7 @@ function capitalize(text) {
 }
 
 function wordCount(text) {
-  return text.split(/\s+/).length;
+  return text.split(' ').filter((word) => word !== ' ').length;
 }
 
 function truncate(text, max) {
