@@ -5,9 +5,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
-use tokio::sync::Semaphore;
 
-use super::common::{self, fail};
+use super::common;
 use super::{exit, DatasetArgs, RunArgs};
 use crate::dataset::Instance;
 use crate::grade;
@@ -33,33 +32,31 @@ pub async fn run(args: CheckEnvsArgs) -> anyhow::Result<i32> {
     let docker = ctx.backend.docker().clone();
     let root = logs.join(run::safe_component(&run_id)).join("check_envs");
 
-    let bar = common::progress(loaded.instances.len(), "checking environments");
-    let gate = Arc::new(Semaphore::new(common::workers(&args.run)));
-    let mut tasks = tokio::task::JoinSet::new();
-    for instance in loaded.instances.clone() {
-        let (ctx, gate, bar, root) = (ctx.clone(), gate.clone(), bar.clone(), root.clone());
-        tasks.spawn(async move {
-            let _permit = gate.acquire_owned().await;
-            let dir = root.join(run::safe_component(&instance.instance_id));
+    let job_root = root.clone();
+    let check = move |instance: Instance| {
+        let ctx = ctx.clone();
+        let dir = job_root.join(run::safe_component(&instance.instance_id));
+        async move {
             let report = check_one(&ctx, &instance, &dir).await;
             let _ = common::write_json(&dir.join("check.json"), &report);
-            bar.inc(1);
-            report
-        });
-    }
-    let work = async {
-        let mut reports = Vec::new();
-        while let Some(joined) = tasks.join_next().await {
-            reports.push(joined.map_err(|e| fail(exit::INTERNAL, format!("a check task failed: {e}")))?);
+            let outcome = report.outcome.map(|o| o.to_string()).unwrap_or_else(|| "-".into());
+            (format!("{:<40} {outcome}", instance.instance_id), report)
         }
-        Ok::<_, anyhow::Error>(reports)
     };
-    let mut reports: Vec<CheckEnvReport> = tokio::select! {
-        r = work => r?,
-        () = common::interrupted(docker.clone()) => return Ok(exit::INTERRUPTED),
+    let lost = |instance: &Instance, reason: String| CheckEnvReport {
+        instance_id: instance.instance_id.clone(),
+        builds: false,
+        build_log: None,
+        outcome: None,
+        drift: Vec::new(),
+        reason: Some(reason),
+        timing: Timing::default(),
     };
-    bar.finish_and_clear();
-    crate::engine::remove_session_containers(&docker).await;
+    let workers = common::workers(&args.run);
+    let Some(mut reports) = common::run_all(&docker, loaded.instances.clone(), workers, "checking environments", check, lost).await
+    else {
+        return Ok(exit::INTERRUPTED);
+    };
     reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
     common::write_json(&root.join("summary.json"), &reports)?;
 

@@ -182,3 +182,62 @@ pub fn facts(loaded: &Loaded) -> std::collections::BTreeMap<String, crate::repor
         })
         .collect()
 }
+
+/// Runs `job` on every item, `workers` at a time, with a progress bar; each job returns a line
+/// to print and its result. A job that dies still yields a result, made by `lost` from its item
+/// and the reason, so no result is ever lost. On Ctrl-C this process's containers are removed
+/// and `None` is returned; otherwise the containers are swept once all jobs are done.
+pub async fn run_all<I, T, F, Fut>(
+    docker: &bollard::Docker,
+    items: Vec<I>,
+    workers: usize,
+    what: &str,
+    job: F,
+    lost: impl Fn(&I, String) -> T,
+) -> Option<Vec<T>>
+where
+    I: Clone + Send + 'static,
+    T: Send + 'static,
+    F: Fn(I) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = (String, T)> + Send + 'static,
+{
+    let bar = progress(items.len(), what);
+    let gate = Arc::new(tokio::sync::Semaphore::new(workers.max(1)));
+    let job = Arc::new(job);
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut owners = std::collections::HashMap::new();
+    for item in items {
+        let (gate, bar, job, owned) = (gate.clone(), bar.clone(), job.clone(), item.clone());
+        let handle = tasks.spawn(async move {
+            let _permit = gate.acquire_owned().await;
+            let (line, result) = job(item).await;
+            bar.suspend(|| println!("{line}"));
+            bar.inc(1);
+            result
+        });
+        owners.insert(handle.id(), owned);
+    }
+    let collect = async {
+        let mut results = Vec::new();
+        while let Some(joined) = tasks.join_next_with_id().await {
+            match joined {
+                Ok((_, result)) => results.push(result),
+                Err(e) => {
+                    if let Some(item) = owners.get(&e.id()) {
+                        results.push(lost(item, format!("verdict failed on this instance: {e}")));
+                    }
+                }
+            }
+        }
+        results
+    };
+    let results = tokio::select! {
+        results = collect => Some(results),
+        () = interrupted(docker.clone()) => None,
+    };
+    bar.finish_and_clear();
+    if results.is_some() {
+        crate::engine::remove_session_containers(docker).await;
+    }
+    results
+}

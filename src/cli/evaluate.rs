@@ -1,16 +1,15 @@
 //! `verdict evaluate`: score candidate patches.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use tokio::sync::Semaphore;
 
 use super::common::{self, fail, Loaded};
 use super::{exit, DatasetArgs, RunArgs};
 use crate::dataset::{gold_predictions, load_predictions, match_predictions, Instance, Prediction};
 use crate::report::{self, InstanceReport, Outcome};
-use crate::run::{self, Context};
+use crate::run;
 
 #[derive(Debug, Clone, Args)]
 pub struct EvaluateArgs {
@@ -32,14 +31,30 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
     let predictions = load(&args, &loaded)?;
     let run_id = common::run_id(args.run.run_id.as_deref(), &loaded.path);
     let ctx = Arc::new(common::context(&loaded, &args.run, &run_id, false).await?);
-    let docker_for_cleanup = ctx.backend.docker().clone();
-
-    let work = evaluate_all(ctx.clone(), &loaded, predictions, &logs, &run_id, common::workers(&args.run));
-    let reports = tokio::select! {
-        reports = work => reports,
-        () = common::interrupted(docker_for_cleanup.clone()) => return Ok(exit::INTERRUPTED),
+    let docker = ctx.backend.docker().clone();
+    let jobs: Vec<(Instance, Prediction, PathBuf)> = predictions
+        .into_iter()
+        .map(|(instance, prediction)| {
+            let dir = run::instance_dir(&logs, &run_id, &prediction.model_name_or_path, &instance.instance_id);
+            (instance, prediction, dir)
+        })
+        .collect();
+    let repos = loaded.repos.clone();
+    let evaluate = move |(instance, prediction, dir): (Instance, Prediction, PathBuf)| {
+        let (ctx, repos) = (ctx.clone(), repos.clone());
+        async move {
+            let report = run::evaluation::evaluate_one(&ctx, &repos, &instance, &prediction, &dir).await;
+            (format!("{:<40} {}", instance.instance_id, report.outcome), report)
+        }
     };
-    crate::engine::remove_session_containers(&docker_for_cleanup).await;
+    let lost = |(instance, prediction, dir): &(Instance, Prediction, PathBuf), reason: String| {
+        run::evaluation::infra_error_report(instance, prediction, dir, reason)
+    };
+    let workers = common::workers(&args.run);
+    let Some(mut reports) = common::run_all(&docker, jobs, workers, "evaluating", evaluate, lost).await else {
+        return Ok(exit::INTERRUPTED);
+    };
+    reports.sort_by(|a, b| (&a.model, &a.instance_id).cmp(&(&b.model, &b.instance_id)));
 
     let mut code = exit::OK;
     let mut by_model: std::collections::BTreeMap<String, Vec<InstanceReport>> = Default::default();
@@ -88,50 +103,4 @@ fn load(args: &EvaluateArgs, loaded: &Loaded) -> anyhow::Result<Vec<(Instance, P
     };
     let matched = match_predictions(&loaded.instances, &predictions, &path).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
     Ok(matched.pairs)
-}
-
-async fn evaluate_all(
-    ctx: Arc<Context>,
-    loaded: &Loaded,
-    pairs: Vec<(Instance, Prediction)>,
-    logs: &Path,
-    run_id: &str,
-    workers: usize,
-) -> Vec<InstanceReport> {
-    let bar = common::progress(pairs.len(), "evaluating");
-    let gate = Arc::new(Semaphore::new(workers));
-    let mut tasks = tokio::task::JoinSet::new();
-    let mut owners = std::collections::HashMap::new();
-    for (instance, prediction) in pairs {
-        let ctx = ctx.clone();
-        let gate = gate.clone();
-        let repos = loaded.repos.clone();
-        let dir = run::instance_dir(logs, run_id, &prediction.model_name_or_path, &instance.instance_id);
-        let bar = bar.clone();
-        let owner = (instance.clone(), prediction.clone(), dir.clone());
-        let handle = tasks.spawn(async move {
-            let _permit = gate.acquire_owned().await;
-            let report = run::evaluation::evaluate_one(&ctx, &repos, &instance, &prediction, &dir).await;
-            bar.suspend(|| println!("{:<40} {}", instance.instance_id, report.outcome));
-            bar.inc(1);
-            report
-        });
-        owners.insert(handle.id(), owner);
-    }
-    let mut reports = Vec::new();
-    while let Some(joined) = tasks.join_next_with_id().await {
-        match joined {
-            Ok((_, report)) => reports.push(report),
-            // A task that died still gets its report: no result is ever lost.
-            Err(e) => {
-                if let Some((instance, prediction, dir)) = owners.get(&e.id()) {
-                    let reason = format!("verdict failed while evaluating this instance: {e}");
-                    reports.push(run::evaluation::infra_error_report(instance, prediction, dir, reason));
-                }
-            }
-        }
-    }
-    bar.finish_and_clear();
-    reports.sort_by(|a, b| (&a.model, &a.instance_id).cmp(&(&b.model, &b.instance_id)));
-    reports
 }

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
-use tokio::sync::Semaphore;
 
 use super::common::{self, fail};
 use super::{exit, DatasetArgs, RunArgs};
@@ -42,38 +41,29 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
     let docker = ctx.backend.docker().clone();
     let root = logs.join(run::safe_component(&run_id)).join("validation");
 
-    let bar = common::progress(loaded.instances.len(), "validating");
-    let gate = Arc::new(Semaphore::new(common::workers(&args.run)));
-    let mut tasks = tokio::task::JoinSet::new();
-    for instance in loaded.instances.clone() {
-        let (ctx, gate, bar) = (ctx.clone(), gate.clone(), bar.clone());
-        let dir = root.join(run::safe_component(&instance.instance_id));
-        let repeat = args.repeat;
-        tasks.spawn(async move {
-            let _permit = gate.acquire_owned().await;
+    let repeat = args.repeat;
+    let job_root = root.clone();
+    let validate = move |instance: Instance| {
+        let ctx = ctx.clone();
+        let dir = job_root.join(run::safe_component(&instance.instance_id));
+        async move {
             let report = validate_one(&ctx, &instance, repeat, &dir).await;
             let _ = common::write_json(&dir.join("validation.json"), &report);
-            bar.suspend(|| println!("{:<40} {:?}", instance.instance_id, report.status));
-            bar.inc(1);
-            report
-        });
-    }
-    let work = async {
-        let mut reports = Vec::new();
-        while let Some(joined) = tasks.join_next().await {
-            match joined {
-                Ok(report) => reports.push(report),
-                Err(e) => return Err(fail(exit::INTERNAL, format!("a validation task failed: {e}"))),
-            }
+            (format!("{:<40} {:?}", instance.instance_id, report.status), report)
         }
-        Ok(reports)
     };
-    let mut reports: Vec<ValidationReport> = tokio::select! {
-        r = work => r?,
-        () = common::interrupted(docker.clone()) => return Ok(exit::INTERRUPTED),
+    let lost = |instance: &Instance, reason: String| ValidationReport {
+        instance_id: instance.instance_id.clone(),
+        status: ValidationStatus::BuildFailed,
+        reason: Some(reason),
+        derived: None,
+        logs: Vec::new(),
+        timing: Timing::default(),
     };
-    bar.finish_and_clear();
-    crate::engine::remove_session_containers(&docker).await;
+    let workers = common::workers(&args.run);
+    let Some(mut reports) = common::run_all(&docker, loaded.instances.clone(), workers, "validating", validate, lost).await else {
+        return Ok(exit::INTERRUPTED);
+    };
     reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
 
     let completed: Vec<Instance> = loaded
