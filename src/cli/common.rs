@@ -137,16 +137,24 @@ pub fn workers(run: &RunArgs) -> usize {
     })
 }
 
-/// Waits for Ctrl-C, then removes this process's containers and returns.
-pub async fn interrupted(docker: bollard::Docker) {
+/// Resolves on Ctrl-C (never, when the signal cannot be listened to).
+async fn ctrl_c() {
     if tokio::signal::ctrl_c().await.is_err() {
         std::future::pending::<()>().await;
     }
-    eprintln!("\ninterrupted: removing verdict's containers (Ctrl-C again to force)…");
-    let cleanup = crate::engine::remove_session_containers(&docker);
+}
+
+/// After Ctrl-C: stops every job (so none starts another container), then removes this
+/// process's containers. A second Ctrl-C skips the cleanup.
+async fn stop_and_clean<T: 'static>(docker: &bollard::Docker, tasks: &mut tokio::task::JoinSet<T>) {
+    eprintln!("\ninterrupted: stopping and removing verdict's containers (Ctrl-C again to force)…");
+    let cleanup = async {
+        tasks.shutdown().await;
+        crate::engine::remove_session_containers(docker).await
+    };
     tokio::select! {
         n = cleanup => eprintln!("removed {n} container(s); rerun the same --run-id to resume"),
-        _ = tokio::signal::ctrl_c() => eprintln!("forced exit; containers labelled {} may remain", crate::engine::SESSION_LABEL),
+        () = ctrl_c() => eprintln!("forced exit; containers labelled {}={} may remain", crate::engine::SESSION_LABEL, crate::engine::session_id()),
     }
 }
 
@@ -233,11 +241,14 @@ where
     };
     let results = tokio::select! {
         results = collect => Some(results),
-        () = interrupted(docker.clone()) => None,
+        () = ctrl_c() => None,
     };
     bar.finish_and_clear();
-    if results.is_some() {
-        crate::engine::remove_session_containers(docker).await;
+    match results {
+        Some(_) => {
+            crate::engine::remove_session_containers(docker).await;
+        }
+        None => stop_and_clean(docker, &mut tasks).await,
     }
     results
 }

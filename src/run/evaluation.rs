@@ -6,8 +6,8 @@ use std::path::Path;
 
 use super::{execute, prepare, Context, RunRecord, RunStatus};
 use crate::dataset::repo::{GitSnapshot, RepoStore};
-use crate::localize::{Candidate, InstanceLocalization, LocalizeItem, Localizer};
 use crate::dataset::{Instance, Prediction};
+use crate::localize::{Candidate, InstanceLocalization, LocalizeItem, Localizer};
 use crate::grade;
 use crate::parse::ParsedTests;
 use crate::report::{patch_sha256, tests_map, ApplyInfo, InstanceReport, LogFiles, Outcome, ParseInfo, Timing};
@@ -36,7 +36,8 @@ pub async fn evaluate_one(ctx: &Context, repos: &RepoStore, instance: &Instance,
     let mut report = blank_report(instance, prediction);
     report.language = prepared.as_ref().map(|p| p.entry.language.clone()).unwrap_or_else(|_| "unknown".into());
     report.environment = env_key;
-    report.localization = localization(repos, instance, &patch, &report.language);
+    // Reading the snapshot runs git: keep it off the async workers' toes.
+    report.localization = tokio::task::block_in_place(|| localization(repos, instance, &patch, &report.language));
 
     if patch.trim().is_empty() {
         report.outcome = Outcome::EmptyPatch;
