@@ -160,7 +160,7 @@ fn check_envs_finds_no_drift_in_the_demo() {
     let ids = "verdict-demo__pycalc-1,verdict-demo__jestcalc-5,verdict-demo__junit5geo-5,verdict-demo__mochatext-1";
     let out = verdict(&["check-envs", "--logs", logs.to_str().unwrap(), "--instance-ids", ids, "-j", "2"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let reports = read_json(&logs.join("dataset").join("check_envs").join("summary.json"));
+    let reports = read_json(&logs.join("demo").join("check_envs").join("summary.json"));
     let reports = reports.as_array().unwrap();
     assert_eq!(reports.len(), 4);
     for r in reports {

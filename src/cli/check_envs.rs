@@ -27,7 +27,7 @@ pub struct CheckEnvsArgs {
 pub async fn run(args: CheckEnvsArgs) -> anyhow::Result<i32> {
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
-    let run_id = common::run_id(args.run.run_id.as_deref(), &loaded.path);
+    let run_id = common::run_id(args.run.run_id.as_deref(), &loaded);
     let ctx = Arc::new(common::context(&loaded, &args.run, &run_id, args.no_cache).await?);
     let docker = ctx.backend.docker().clone();
     let root = logs.join(run::safe_component(&run_id)).join("check_envs");

@@ -80,11 +80,15 @@ pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> anyhow::Result<Loaded> {
     Ok(Loaded { path, instances, is_demo, repos, specs })
 }
 
-/// The run id: given, else the dataset file's stem.
-pub fn run_id(given: Option<&str>, dataset: &Path) -> String {
-    given.map(str::to_string).unwrap_or_else(|| {
-        dataset.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into())
-    })
+/// The run id: given, else `demo` for the bundled demo, else the dataset file's stem.
+pub fn run_id(given: Option<&str>, loaded: &Loaded) -> String {
+    if let Some(id) = given {
+        return id.to_string();
+    }
+    if loaded.is_demo {
+        return "demo".into();
+    }
+    loaded.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into())
 }
 
 /// Connects to the engine and makes sure the OS image exists.

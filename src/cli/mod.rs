@@ -69,7 +69,8 @@ pub struct DatasetArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Names this run; output goes to <logs>/<run-id>/. Rerunning a run id reuses every
-    /// finished instance whose patch is unchanged. Default: the dataset file's name.
+    /// finished instance whose patch is unchanged. Default: `demo` for the bundled demo, else the
+    /// dataset file's name.
     #[arg(long, value_name = "ID")]
     pub run_id: Option<String>,
     /// Instances evaluated at once. Default: the number of CPUs divided by --cpus.

@@ -17,7 +17,7 @@ use crate::run::{self, resolve_spec};
 pub struct ReportArgs {
     #[command(flatten)]
     pub dataset: DatasetArgs,
-    /// The run to regrade. Default: the dataset file's name.
+    /// The run to regrade. Default: `demo` for the bundled demo, else the dataset file's name.
     #[arg(long, value_name = "ID")]
     pub run_id: Option<String>,
     /// Root of run output.
@@ -27,7 +27,7 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
     let loaded = common::load_dataset(&args.dataset, &args.logs)?;
-    let run_id = common::run_id(args.run_id.as_deref(), &loaded.path);
+    let run_id = common::run_id(args.run_id.as_deref(), &loaded);
     let run_dir = args.logs.join(run::safe_component(&run_id));
     let models = std::fs::read_dir(&run_dir)
         .map_err(|e| fail(exit::BAD_INPUT, format!("no run {run_id} in {}: {e}", args.logs.display())))?;

@@ -36,7 +36,7 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
     }
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
-    let run_id = common::run_id(args.run.run_id.as_deref(), &loaded.path);
+    let run_id = common::run_id(args.run.run_id.as_deref(), &loaded);
     let ctx = Arc::new(common::context(&loaded, &args.run, &run_id, false).await?);
     let docker = ctx.backend.docker().clone();
     let root = logs.join(run::safe_component(&run_id)).join("validation");
