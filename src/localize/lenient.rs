@@ -8,9 +8,9 @@
 //!   its own context (the larger of its leading and trailing context counts, `context`);
 //! - at fuzz F it ignores its first `F - (context - leading)` and its last
 //!   `F - (context - trailing)` context lines; removed lines always match byte for byte. A
-//!   count that comes out negative anchors the hunk: to the start of the file when its header
-//!   says line 1 (or 0), to the end of the file otherwise (a hunk with less trailing than
-//!   leading context ends the file);
+//!   negative leading count anchors the hunk to the start of the file when its header says
+//!   line 1 (or 0); a negative trailing count anchors it to the end of the file (a hunk with
+//!   less trailing than leading context ends the file);
 //! - positions are tried nearest first from the stated line shifted by the previous hunk's
 //!   offset, the later line first at equal distance; the first match wins, and the next fuzz
 //!   level is tried only when no position matches;
@@ -133,14 +133,28 @@ fn locate(
     } else {
         0
     };
-    (min_offset..=max_pos.max(max_neg)).find_map(|offset| {
-        let later = (offset <= max_pos).then_some(guess + offset);
-        let earlier = (offset <= max_neg).then_some(guess - offset);
-        [later, earlier]
-            .into_iter()
-            .flatten()
-            .find(|&at| pattern.matches(pre, at, prefix_fuzz, suffix_fuzz))
-    })
+    // Only positions from `-len` to `n` can match; skipping offsets whose two positions both
+    // lie outside keeps a header with absurd line numbers from costing billions of steps.
+    let limit = max_pos.max(max_neg);
+    let mut spans = [(-len - guess, n - guess), (guess - n, guess + len)]
+        .map(|(from, to)| (from.max(min_offset), to.min(limit)));
+    spans.sort_unstable();
+    let mut next = min_offset;
+    for (from, to) in spans {
+        for offset in from.max(next)..=to {
+            let later = (offset <= max_pos).then_some(guess + offset);
+            let earlier = (offset <= max_neg).then_some(guess - offset);
+            let found = [later, earlier]
+                .into_iter()
+                .flatten()
+                .find(|&at| pattern.matches(pre, at, prefix_fuzz, suffix_fuzz));
+            if found.is_some() {
+                return found;
+            }
+        }
+        next = next.max(to + 1);
+    }
+    None
 }
 
 /// Applies `hunks` to `pre` the way `patch --fuzz=max_fuzz` does and returns the post-image
@@ -173,8 +187,15 @@ pub(crate) fn apply_hunks_lenient<'a>(
             max: n - (pattern.len() - (fuzz + pattern.trailing - pattern.context)),
         };
         let found = (0..=top_fuzz).find_map(|fuzz| {
-            locate(pre, &pattern, hunk.old_start, &window_at(fuzz), frozen, fuzz)
-                .map(|at| (at, fuzz))
+            locate(
+                pre,
+                &pattern,
+                hunk.old_start,
+                &window_at(fuzz),
+                frozen,
+                fuzz,
+            )
+            .map(|at| (at, fuzz))
         });
         let Some((at, fuzz)) = found else {
             return Err(mismatch(not_found_reason(

@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::localize::sections::apply_strictly;
 use crate::localize::patch::parse_patch;
+use crate::localize::sections::apply_strictly;
 use crate::localize::{locate, FileNote, MemorySnapshot, PatchLocations, SnapshotCache};
 
 fn case_dir(case: &str) -> PathBuf {

@@ -10,8 +10,8 @@ use crate::localize::apply::split_lines;
 use crate::localize::lenient::apply_hunks_lenient;
 use crate::localize::patch::parse_patch;
 use crate::localize::{
-    apply_patch, locate, AppliedWith, Candidate, CandidateOutcome, GoldOutcome, LocateError,
-    LocalizeItem, Localizer, MemorySnapshot, PatchLocations, DEFAULT_MAX_FUZZ,
+    apply_patch, locate, AppliedWith, Candidate, CandidateOutcome, GoldOutcome, LocalizeItem,
+    Localizer, LocateError, MemorySnapshot, PatchLocations, DEFAULT_MAX_FUZZ,
 };
 
 const CALC: &str = r#""""Calculator helpers."""
@@ -187,8 +187,10 @@ fn an_offset_alone_is_found_by_either_step() {
     assert_eq!(got.functions, ["calc.py:scale"]);
     assert_eq!(
         reasons(&got),
-        ["calc.py: hunks applied away from their stated lines, as `git apply` allows: \
-          hunk 1 (patch line 3) at line 8: offset +2 lines"]
+        [
+            "calc.py: hunks applied away from their stated lines, as `git apply` allows: \
+          hunk 1 (patch line 3) at line 8: offset +2 lines"
+        ]
     );
 }
 
@@ -314,7 +316,37 @@ fn context_overlapping_the_previous_hunk_applies_as_patch_allows() {
     assert_eq!(got.applied_with, AppliedWith::Offset);
     assert_eq!(got.functions, ["calc.py:Meter.read"]);
     assert_eq!(got.notes.len(), 1, "{:?}", got.notes);
-    assert!(got.notes[0].reason.starts_with("`git apply` refuses the patch here (hunk 2"));
+    assert!(got.notes[0]
+        .reason
+        .starts_with("`git apply` refuses the patch here (hunk 2"));
+}
+
+/// patch: "Hunk #1 succeeded at 3 (offset -999999997 lines)." and "Hunk #2 succeeded at 19
+/// (offset 1 line)." after 12 seconds of searching below the file's first line.
+#[test]
+fn absurd_line_numbers_stay_cheap() {
+    let patch = "--- a/calc.py
++++ b/calc.py
+@@ -1000000000,3 +1000000000,3 @@
+ import math
+-
++# helpers
+ 
+@@ -18,3 +18,3 @@
+     def read(self, raw):
+-        value = raw / 10
++        value = raw / 100
+         return value
+";
+    let started = std::time::Instant::now();
+    let (post, placements) = lenient(patch, DEFAULT_MAX_FUZZ).expect("applies");
+    assert!(started.elapsed().as_secs() < 2);
+    assert_eq!(placements, [(0, -999_999_997), (0, 1)]);
+    assert_eq!(
+        post,
+        CALC.replacen("import math\n\n", "import math\n# helpers\n", 1)
+            .replace("raw / 10\n", "raw / 100\n")
+    );
 }
 
 #[test]
@@ -373,9 +405,9 @@ fn the_demo_candidate_with_a_stale_context_line_scores_as_applied() {
     assert_eq!(locations.classes, gold.classes);
     assert_eq!(locations.files, gold.files);
     assert!(
-        reasons(locations).iter().any(|r| r.ends_with(
-            "hunk 1 (patch line 4) at line 82: offset +1 line, fuzz 1"
-        )),
+        reasons(locations)
+            .iter()
+            .any(|r| r.ends_with("hunk 1 (patch line 4) at line 82: offset +1 line, fuzz 1")),
         "{:?}",
         locations.notes
     );
