@@ -21,11 +21,50 @@ pub(crate) struct HunkMismatch {
     pub reason: String,
 }
 
-/// Applies `hunks` to `pre` and returns the post-image lines (borrowing `pre` and the patch).
+/// Where a hunk was applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Placement {
+    /// 1-based index of the hunk in its file section.
+    pub hunk: usize,
+    /// 1-based line of the hunk header in the patch.
+    pub patch_line: usize,
+    /// 0-based index in the pre-image where the header says the hunk's old lines start.
+    pub stated: usize,
+    /// 0-based index in the pre-image where they were matched.
+    pub at: usize,
+    /// Context lines ignored at each end to match (0 when every line matched).
+    pub fuzz: usize,
+}
+
+impl Placement {
+    /// Lines between the stated and the actual position (positive: further down).
+    pub fn offset(&self) -> isize {
+        self.at as isize - self.stated as isize
+    }
+
+    /// Whether the hunk applied exactly where its header says, with every line matching.
+    pub fn is_exact(&self) -> bool {
+        self.fuzz == 0 && self.at == self.stated
+    }
+}
+
+/// The 0-based index where the header says the hunk's old lines start; a hunk without old
+/// lines (`@@ -5,0 …`) inserts after line `old_start`.
+pub(crate) fn stated_index(hunk: &Hunk<'_>) -> usize {
+    if hunk.old_len == 0 {
+        hunk.old_start
+    } else {
+        hunk.old_start.saturating_sub(1)
+    }
+}
+
+/// Applies `hunks` to `pre` and returns the post-image lines (borrowing `pre` and the patch)
+/// with where each hunk went.
 pub(crate) fn apply_hunks<'a>(
     pre: &[&'a [u8]],
     hunks: &[Hunk<'a>],
-) -> Result<Vec<&'a [u8]>, HunkMismatch> {
+) -> Result<(Vec<&'a [u8]>, Vec<Placement>), HunkMismatch> {
+    let mut placements = Vec::with_capacity(hunks.len());
     let mut out: Vec<&'a [u8]> = Vec::with_capacity(pre.len() + 16);
     let mut pos = 0usize;
     let mut offset = 0isize;
@@ -36,11 +75,7 @@ pub(crate) fn apply_hunks<'a>(
             HunkLine::Context(s) | HunkLine::Remove(s) => Some(*s),
             HunkLine::Add(_) => None,
         }));
-        let stated = if hunk.old_len == 0 {
-            hunk.old_start
-        } else {
-            hunk.old_start.saturating_sub(1)
-        };
+        let stated = stated_index(hunk);
         let expected = (stated as isize + offset).max(0) as usize;
         let match_start = hunk.old_start <= 1;
         let match_end = hunk.trailing_context() == 0;
@@ -74,9 +109,16 @@ pub(crate) fn apply_hunks<'a>(
         }));
         pos = at + old.len();
         offset = at as isize - stated as isize;
+        placements.push(Placement {
+            hunk: index + 1,
+            patch_line: hunk.patch_line,
+            stated,
+            at,
+            fuzz: 0,
+        });
     }
     out.extend_from_slice(&pre[pos..]);
-    Ok(out)
+    Ok((out, placements))
 }
 
 /// The position (≥ `min`) where `old` matches `pre`, nearest to `expected`.

@@ -5,13 +5,15 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::apply::{apply_hunks, split_lines};
+use super::apply::split_lines;
 use super::lang::Language;
+use super::lenient::DEFAULT_MAX_FUZZ;
 use super::linediff::{diff_lines, Block};
 use super::outline::{Def, Outline};
 use super::parse::{Parsed, Parsers, PreImage};
-use super::patch::{parse_patch, FileSection, SectionKind};
+use super::patch::parse_patch;
 use super::rules::DefKind;
+use super::sections::{apply_chain, Working};
 use super::{FileNote, LocateError, PatchLocations, Snapshot};
 
 /// Files larger than this are not parsed (file level only, with a note).
@@ -39,12 +41,19 @@ pub struct AppliedFile {
     pub binary: bool,
 }
 
-/// Parses `patch` and applies it exactly to `base`, without any localization: the files it
-/// touches, in first-appearance order, with their post-images.
+/// Parses `patch` and applies it to `base` as the localizer does (as `git apply` would, else as
+/// `patch --fuzz=2` would), without any localization: the files it touches, in
+/// first-appearance order, with their post-images.
 pub fn apply_patch(patch: &str, base: &dyn Snapshot) -> Result<Vec<AppliedFile>, LocateError> {
     let sections = parse_patch(patch)?;
-    let files = apply_sections(&sections, base, &mut SnapshotCache::default())?;
-    Ok(files
+    let applied = apply_chain(
+        &sections,
+        base,
+        &mut SnapshotCache::default(),
+        DEFAULT_MAX_FUZZ,
+    )?;
+    Ok(applied
+        .files
         .into_iter()
         .map(|f| AppliedFile {
             old_path: f.origin,
@@ -71,7 +80,7 @@ pub struct SnapshotCache {
 }
 
 impl SnapshotCache {
-    fn load(&mut self, path: &str, base: &dyn Snapshot) -> Result<(), LocateError> {
+    pub(super) fn load(&mut self, path: &str, base: &dyn Snapshot) -> Result<(), LocateError> {
         if !self.pre.contains_key(path) {
             let contents = base.read(path).map_err(|message| LocateError::Snapshot {
                 path: path.to_string(),
@@ -88,28 +97,29 @@ impl SnapshotCache {
         Ok(())
     }
 
-    fn contents(&self, path: &str) -> Option<&[u8]> {
+    pub(super) fn contents(&self, path: &str) -> Option<&[u8]> {
         self.pre.get(path).and_then(|e| e.contents.as_deref())
     }
 }
 
 /// Localizes patches. Holds one tree-sitter parser per language and the recently parsed files,
 /// so reuse one localizer for a whole dataset (instances of one repository share most files).
-#[derive(Default)]
+///
+/// A patch is applied as `git apply` would, and when that refuses it, as
+/// `patch --fuzz=N` would, with N = [`Localizer::max_fuzz`] ([`DEFAULT_MAX_FUZZ`] unless set
+/// with [`Localizer::with_max_fuzz`]).
 pub struct Localizer {
     parsers: Parsers,
+    max_fuzz: usize,
 }
 
-/// A file as the patch leaves it.
-pub(super) struct Working {
-    /// The pre-image path; `None` for a file the patch creates (or copies).
-    pub origin: Option<String>,
-    pub path: String,
-    /// `None` once deleted.
-    pub contents: Option<Vec<u8>>,
-    pub binary: bool,
-    pub mode_change: bool,
-    pub renamed: bool,
+impl Default for Localizer {
+    fn default() -> Self {
+        Localizer {
+            parsers: Parsers::default(),
+            max_fuzz: DEFAULT_MAX_FUZZ,
+        }
+    }
 }
 
 /// Lists without duplicates, in first-appearance order.
@@ -149,16 +159,22 @@ const ADDED_CLASSES: u8 = 3;
 const FUNCTIONS: u8 = 4;
 const ADDED_FUNCTIONS: u8 = 5;
 
-fn does_not_apply(path: &str, reason: impl Into<String>) -> LocateError {
-    LocateError::DoesNotApply {
-        path: path.to_string(),
-        reason: reason.into(),
-    }
-}
-
 impl Localizer {
     pub fn new() -> Self {
         Localizer::default()
+    }
+
+    /// The same localizer, applying patches that `git apply` refuses with up to `max_fuzz`
+    /// context lines ignored at each end of a hunk, as `patch --fuzz=max_fuzz` does (verdict's
+    /// apply chain uses 5; 0 still allows offsets).
+    pub fn with_max_fuzz(mut self, max_fuzz: usize) -> Self {
+        self.max_fuzz = max_fuzz;
+        self
+    }
+
+    /// The fuzz the lenient apply step allows at most.
+    pub fn max_fuzz(&self) -> usize {
+        self.max_fuzz
     }
 
     /// Localizes `patch` against `base`, reading and parsing files through `cache` (which must
@@ -170,9 +186,11 @@ impl Localizer {
         cache: &mut SnapshotCache,
     ) -> Result<PatchLocations, LocateError> {
         let sections = parse_patch(patch)?;
-        let working = apply_sections(&sections, base, cache)?;
+        let applied = apply_chain(&sections, base, cache, self.max_fuzz)?;
         let mut collector = Collector::default();
-        for file in &working {
+        collector.out.applied_with = applied.applied_with();
+        collector.out.notes.extend(applied.notes());
+        for file in &applied.files {
             self.collect_file(file, cache, &mut collector);
         }
         Ok(collector.out)
@@ -410,163 +428,4 @@ fn unmappable(
         return Some("the post-image is not UTF-8".to_string());
     }
     None
-}
-
-/// Applies every section in order and returns the touched files in first-appearance order.
-pub(super) fn apply_sections(
-    sections: &[FileSection<'_>],
-    base: &dyn Snapshot,
-    cache: &mut SnapshotCache,
-) -> Result<Vec<Working>, LocateError> {
-    let mut files: Vec<Working> = Vec::new();
-    // Current path → index into `files` for files that exist after the sections so far.
-    let mut live: HashMap<String, usize> = HashMap::new();
-    // Base paths the patch has deleted or renamed away.
-    let mut gone: HashSet<String> = HashSet::new();
-
-    // A file that must exist: either live already or present at the base.
-    fn existing(
-        path: &str,
-        files: &mut Vec<Working>,
-        live: &mut HashMap<String, usize>,
-        gone: &HashSet<String>,
-        base: &dyn Snapshot,
-        cache: &mut SnapshotCache,
-    ) -> Result<usize, LocateError> {
-        if let Some(&i) = live.get(path) {
-            return Ok(i);
-        }
-        cache.load(path, base)?;
-        let Some(contents) = cache.contents(path).filter(|_| !gone.contains(path)) else {
-            return Err(does_not_apply(
-                path,
-                "the file does not exist at the base commit",
-            ));
-        };
-        files.push(Working {
-            origin: Some(path.to_string()),
-            path: path.to_string(),
-            contents: Some(contents.to_vec()),
-            binary: false,
-            mode_change: false,
-            renamed: false,
-        });
-        live.insert(path.to_string(), files.len() - 1);
-        Ok(files.len() - 1)
-    }
-
-    let apply =
-        |path: &str, contents: &[u8], section: &FileSection<'_>| -> Result<Vec<u8>, LocateError> {
-            if section.hunks.is_empty() {
-                return Ok(contents.to_vec());
-            }
-            let lines = split_lines(contents);
-            let post = apply_hunks(&lines, &section.hunks).map_err(|m| {
-                does_not_apply(
-                    path,
-                    format!(
-                        "hunk {} (patch line {}): {}",
-                        m.hunk, m.patch_line, m.reason
-                    ),
-                )
-            })?;
-            Ok(post.concat())
-        };
-
-    for section in sections {
-        match section.kind {
-            SectionKind::Modify => {
-                let path = section.new_path.as_deref().unwrap_or_default();
-                let i = existing(path, &mut files, &mut live, &gone, base, cache)?;
-                let file = &mut files[i];
-                file.mode_change |= section.mode_change;
-                if section.binary {
-                    file.binary = true;
-                } else if let Some(contents) = &file.contents {
-                    file.contents = Some(apply(path, contents, section)?);
-                }
-            }
-            SectionKind::Create | SectionKind::Copy => {
-                let path = section.new_path.as_deref().unwrap_or_default();
-                let exists_at_base = !gone.contains(path) && {
-                    cache.load(path, base)?;
-                    cache.contents(path).is_some()
-                };
-                if live.contains_key(path) || exists_at_base {
-                    return Err(does_not_apply(
-                        path,
-                        "the patch creates a file that already exists",
-                    ));
-                }
-                let source = match (section.kind, section.old_path.as_deref()) {
-                    (SectionKind::Copy, Some(from)) => {
-                        let i = existing(from, &mut files, &mut live, &gone, base, cache)?;
-                        files[i].contents.clone().unwrap_or_default()
-                    }
-                    _ => Vec::new(),
-                };
-                let contents = if section.binary {
-                    Vec::new()
-                } else {
-                    apply(path, &source, section)?
-                };
-                files.push(Working {
-                    origin: None,
-                    path: path.to_string(),
-                    contents: Some(contents),
-                    binary: section.binary,
-                    mode_change: false,
-                    renamed: false,
-                });
-                live.insert(path.to_string(), files.len() - 1);
-            }
-            SectionKind::Delete => {
-                let path = section.old_path.as_deref().unwrap_or_default();
-                let i = existing(path, &mut files, &mut live, &gone, base, cache)?;
-                let file = &mut files[i];
-                if !section.binary && !file.binary {
-                    let contents = file.contents.as_deref().unwrap_or_default();
-                    let rest = apply(path, contents, section)?;
-                    if !rest.is_empty() {
-                        return Err(does_not_apply(
-                            path,
-                            format!("deleting the file leaves {} bytes behind", rest.len()),
-                        ));
-                    }
-                }
-                file.contents = None;
-                file.binary |= section.binary;
-                live.remove(path);
-                gone.insert(path.to_string());
-            }
-            SectionKind::Rename => {
-                let from = section.old_path.as_deref().unwrap_or_default();
-                let to = section.new_path.as_deref().unwrap_or_default();
-                let i = existing(from, &mut files, &mut live, &gone, base, cache)?;
-                let exists_at_base = !gone.contains(to) && {
-                    cache.load(to, base)?;
-                    cache.contents(to).is_some()
-                };
-                if live.contains_key(to) || exists_at_base {
-                    return Err(does_not_apply(
-                        to,
-                        "the patch renames a file onto one that exists",
-                    ));
-                }
-                let file = &mut files[i];
-                file.mode_change |= section.mode_change;
-                if section.binary {
-                    file.binary = true;
-                } else if let Some(contents) = &file.contents {
-                    file.contents = Some(apply(from, contents, section)?);
-                }
-                file.renamed = true;
-                file.path = to.to_string();
-                live.remove(from);
-                gone.insert(from.to_string());
-                live.insert(to.to_string(), i);
-            }
-        }
-    }
-    Ok(files)
 }

@@ -2,7 +2,11 @@
 //! touches, and how well a candidate's locations match the gold patch's.
 //!
 //! Both patches go through the same procedure ([`locate`]):
-//! 1. parse the patch (`patch`) and apply it exactly to the base snapshot (`apply`);
+//! 1. parse the patch (`patch`) and apply it to the base snapshot (`sections`) the way
+//!    verdict's apply chain does: exactly as `git apply` would (`apply`), else as
+//!    `patch --fuzz=N` would (`lenient`; N is [`DEFAULT_MAX_FUZZ`] unless the caller sets
+//!    [`Localizer::with_max_fuzz`]). [`PatchLocations::applied_with`] and the notes record
+//!    whether hunks needed offsets or fuzz; a patch applied leniently counts as applied;
 //! 2. diff each file's pre-image against its post-image with fixed settings (`linediff`);
 //! 3. map removed lines to the definitions enclosing them in the pre-image and added lines to
 //!    those enclosing them in the post-image, with tree-sitter (`outline`, `rules`).
@@ -14,6 +18,7 @@
 
 mod apply;
 mod lang;
+mod lenient;
 mod linediff;
 mod locate;
 mod metrics;
@@ -23,6 +28,7 @@ mod patch;
 mod ranked;
 mod rules;
 mod score;
+mod sections;
 mod snapshot;
 
 #[cfg(test)]
@@ -31,6 +37,7 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 pub use lang::{infer_language, Language};
+pub use lenient::DEFAULT_MAX_FUZZ;
 pub use locate::{apply_patch, locate, AppliedFile, Localizer, SnapshotCache};
 pub use metrics::{LevelAggregate, LevelScores, KS};
 pub use ranked::RankedLocations;
@@ -71,9 +78,46 @@ pub struct PatchLocations {
     /// lines inside a definition with an error count at file level only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parse_errors: Vec<FileNote>,
-    /// Everything else that limited a file to file level or was worth recording.
+    /// Everything else that limited a file to file level or was worth recording, including
+    /// how hunks that did not apply exactly at their stated lines were placed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<FileNote>,
+    /// How the patch applied to the base snapshot (reports written before this field read as
+    /// `exact`).
+    #[serde(default)]
+    pub applied_with: AppliedWith,
+}
+
+/// How a patch applied to the base snapshot: the most lenient placement any hunk needed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AppliedWith {
+    /// As `git apply` without options, every hunk at the line its header states.
+    #[default]
+    Exact,
+    /// Every context line matched, but a hunk sat away from its stated line, or only
+    /// `patch`'s placement rules accepted the patch (for example a hunk whose context overlaps
+    /// the previous hunk's changes).
+    Offset,
+    /// Only `patch --fuzz` applied it: some hunk matched with leading or trailing context
+    /// lines ignored.
+    Fuzz,
+}
+
+impl AppliedWith {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AppliedWith::Exact => "exact",
+            AppliedWith::Offset => "offset",
+            AppliedWith::Fuzz => "fuzz",
+        }
+    }
+}
+
+impl std::fmt::Display for AppliedWith {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A note about one file of a patch.

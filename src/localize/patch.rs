@@ -31,6 +31,15 @@ pub(crate) struct Hunk<'p> {
 }
 
 impl Hunk<'_> {
+    /// Context lines before the first added or removed line.
+    pub fn leading_context(&self) -> usize {
+        self.lines
+            .iter()
+            .take_while(|l| matches!(l, HunkLine::Context(_)))
+            .count()
+    }
+
+    /// Context lines after the last added or removed line.
     pub fn trailing_context(&self) -> usize {
         self.lines
             .iter()

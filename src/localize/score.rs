@@ -7,8 +7,8 @@
 //! - at each level, an instance whose gold is empty there is left out of that level (each
 //!   aggregate gives its `n`);
 //! - a candidate patch that does not parse or apply, and a missing candidate, score 0 and stay
-//!   in the "all" aggregate; "applied only" keeps candidates whose patch applied and ranked
-//!   candidates.
+//!   in the "all" aggregate; "applied only" keeps candidates whose patch applied (exactly, with
+//!   offsets, or with fuzz: see [`super::AppliedWith`]) and ranked candidates.
 
 use std::collections::BTreeMap;
 
@@ -18,7 +18,7 @@ use super::lang::infer_language;
 use super::locate::{Localizer, SnapshotCache};
 use super::metrics::{LevelAggregate, LevelScores};
 use super::ranked::RankedLocations;
-use super::{PatchLocations, Snapshot, PATCH_ORDER};
+use super::{AppliedWith, PatchLocations, Snapshot, PATCH_ORDER};
 
 /// What a system submitted for an instance.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,7 +59,8 @@ pub enum GoldOutcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum CandidateOutcome {
-    /// The candidate patch applied; its entities are ranked by first appearance.
+    /// The candidate patch applied (`locations.applied_with` says how); its entities are
+    /// ranked by first appearance.
     Applied { locations: PatchLocations },
     /// The candidate patch does not parse or apply: it scores 0.
     NotApplied { error: String },
@@ -134,6 +135,9 @@ pub struct LocalizationAggregate {
     pub invalid: Vec<InvalidInstance>,
     /// Among valid instances: candidate patches that applied.
     pub candidates_applied: usize,
+    /// Among `candidates_applied`: those that applied only with fuzz, as `patch --fuzz` does.
+    #[serde(default)]
+    pub candidates_applied_with_fuzz: usize,
     /// Among valid instances: candidate patches that did not parse or apply.
     pub candidates_not_applied: usize,
     /// Among valid instances: ranked candidates.
@@ -232,16 +236,25 @@ fn level_results(gold: &PatchLocations, candidate: &CandidateOutcome) -> LevelRe
     }
 }
 
-/// Scores every item with one [`Localizer`] and aggregates the results.
+/// Scores every item with one default [`Localizer`] and aggregates the results.
 pub fn score_instances<'a>(
     items: impl IntoIterator<Item = LocalizeItem<'a>>,
 ) -> LocalizationSummary {
-    let mut localizer = Localizer::new();
-    let instances: Vec<InstanceLocalization> =
-        items.into_iter().map(|i| localizer.score(i)).collect();
-    LocalizationSummary {
-        aggregate: summarize(&instances),
-        instances,
+    Localizer::new().score_all(items)
+}
+
+impl Localizer {
+    /// Scores every item with this localizer (and its fuzz setting) and aggregates the results.
+    pub fn score_all<'a>(
+        &mut self,
+        items: impl IntoIterator<Item = LocalizeItem<'a>>,
+    ) -> LocalizationSummary {
+        let instances: Vec<InstanceLocalization> =
+            items.into_iter().map(|i| self.score(i)).collect();
+        LocalizationSummary {
+            aggregate: summarize(&instances),
+            instances,
+        }
     }
 }
 
@@ -284,6 +297,10 @@ pub fn summarize(results: &[InstanceLocalization]) -> LocalizationAggregate {
         valid: valid.len(),
         invalid,
         candidates_applied: count(|c| matches!(c, CandidateOutcome::Applied { .. })),
+        candidates_applied_with_fuzz: count(|c| {
+            matches!(c, CandidateOutcome::Applied { locations }
+                if locations.applied_with == AppliedWith::Fuzz)
+        }),
         candidates_not_applied: count(|c| matches!(c, CandidateOutcome::NotApplied { .. })),
         candidates_ranked: count(|c| matches!(c, CandidateOutcome::Ranked { .. })),
         candidates_missing: count(|c| matches!(c, CandidateOutcome::Missing)),

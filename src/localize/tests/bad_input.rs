@@ -183,8 +183,9 @@ fn a_minified_file_is_bounded_and_noted() {
 }
 
 #[test]
-fn a_hunk_whose_context_is_not_there_does_not_apply() {
-    let patch = START_PATCH.replace(" class Engine:", " class Motor:");
+fn a_hunk_whose_removed_line_is_not_there_does_not_apply() {
+    // A stale context line would apply with fuzz (see `lenient`); a removed line never does.
+    let patch = START_PATCH.replace("-        return 1", "-        return 5");
     let err = locate(&patch, &snapshot()).unwrap_err();
     assert!(
         matches!(err, LocateError::DoesNotApply { ref path, .. } if path == "app/core.py"),

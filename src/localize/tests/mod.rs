@@ -4,6 +4,7 @@
 mod bad_input;
 mod diff;
 mod fixtures;
+mod lenient;
 mod metrics;
 mod reuse;
 mod scoring;

@@ -81,13 +81,14 @@ fn aggregates_follow_the_exclusion_rules() {
             "i2-not-applied",
             None,
             GOLD,
-            Candidate::Patch(STOP.replace("stop", "halt")),
+            // A removed line that is not there: no offset or fuzz finds it.
+            Candidate::Patch(STOP.replace("-        return 0", "-        return 7")),
         ),
         item("i3-missing", Some(" Python "), GOLD, Candidate::Missing),
         item(
             "i4-invalid-gold",
             None,
-            &GOLD.replace("def helper", "def other"),
+            &GOLD.replace("-    return 2\n", "-    return 3\n"),
             Candidate::Missing,
         ),
         item("i5-ranked", Some("java"), GOLD, Candidate::Ranked(ranked)),
