@@ -10,7 +10,7 @@ use super::common::{self, fail};
 use super::{exit, DatasetArgs};
 use crate::dataset::repo::GitSnapshot;
 use crate::dataset::{gold_predictions, load_predictions, load_ranked, match_predictions};
-use crate::localize::{score_instances, Candidate, LocalizeItem};
+use crate::localize::{Candidate, LocalizeItem};
 
 #[derive(Debug, Clone, Args)]
 pub struct LocalizeArgs {
@@ -92,7 +92,7 @@ pub fn run(args: LocalizeArgs) -> anyhow::Result<i32> {
             snapshot: Box::new(GitSnapshot { store: &loaded.repos, repo: instance.repo.clone(), commit: instance.base_commit.clone() }),
         }
     });
-    let summary = score_instances(items.collect::<Vec<_>>());
+    let summary = crate::run::evaluation::localizer().score_all(items.collect::<Vec<_>>());
     let output = args.output.clone().unwrap_or_else(|| args.logs.join("localization.json"));
     common::write_json(&output, &summary)?;
     print!("{}", crate::report::render_localization(&summary.aggregate));

@@ -121,7 +121,7 @@ pub fn infer_language<'a>(paths: impl IntoIterator<Item = &'a str>) -> Option<St
     }
     let mut best: Option<(&str, usize)> = None;
     for (name, n) in counts {
-        if best.map_or(true, |(_, b)| n > b) {
+        if best.is_none_or(|(_, b)| n > b) {
             best = Some((name, n));
         }
     }

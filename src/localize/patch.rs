@@ -407,8 +407,8 @@ fn header_path(raw: &str) -> Option<String> {
 
 /// Strips git's `a/` and `b/` prefixes when both sides carry theirs (or one side is absent).
 fn strip_prefixes(old: Option<String>, new: Option<String>) -> (Option<String>, Option<String>) {
-    let old_ok = old.as_deref().map_or(true, |p| p.starts_with("a/"));
-    let new_ok = new.as_deref().map_or(true, |p| p.starts_with("b/"));
+    let old_ok = old.as_deref().is_none_or(|p| p.starts_with("a/"));
+    let new_ok = new.as_deref().is_none_or(|p| p.starts_with("b/"));
     if old_ok && new_ok {
         (
             old.map(|p| p[2..].to_string()),

@@ -259,7 +259,7 @@ fn js<'t>(node: Node<'t>, parent: Option<Node<'t>>, src: &[u8]) -> Option<Found<
                 .then(|| function(js_key_name(key, src), node))
         }
         "assignment_expression" => {
-            if !parent.is_some_and(|p| p.kind() == "expression_statement") {
+            if parent.is_none_or(|p| p.kind() != "expression_statement") {
                 return None;
             }
             let left = node.child_by_field_name("left")?;

@@ -77,7 +77,13 @@ fn localization(repos: &RepoStore, instance: &Instance, patch: &str, language: &
         candidate,
         snapshot: Box::new(snapshot),
     };
-    serde_json::to_value(Localizer::new().score(item)).ok()
+    serde_json::to_value(localizer().score(item)).ok()
+}
+
+/// A localizer that applies patches as leniently as the container's apply chain
+/// (`patch --fuzz=5`), so a candidate that applied there is localized here too.
+pub fn localizer() -> Localizer {
+    Localizer::new().with_max_fuzz(5)
 }
 
 /// The localization aggregate of a run's reports (those that carry per-instance scores).
