@@ -88,3 +88,46 @@ fn an_interrupted_run_resumes() {
     assert_eq!(std::fs::metadata(&report).unwrap().modified().unwrap(), stamp);
     assert_eq!(read_json(&logs.join("r/demo-model/verdict-demo__textkit-3/report.json"))["outcome"], "empty_patch");
 }
+
+#[test]
+fn ctrl_c_removes_containers_and_the_rerun_finishes() {
+    let _lock = docker_lock();
+    let logs = logs_dir("ctrl-c");
+    let logs_arg = logs.to_str().unwrap();
+    // pycalc-3's candidate hangs until its 30 s timeout: plenty of time to interrupt it.
+    let args = ["evaluate", "--logs", logs_arg, "--run-id", "i", "--instance-ids", "verdict-demo__pycalc-3"];
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(args)
+        .current_dir(repo_root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let started = std::time::Instant::now();
+    while runtime.block_on(count_containers()) == 0 {
+        assert!(started.elapsed().as_secs() < 120, "no evaluation container appeared");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    // SAFETY: sending SIGINT to the child we spawned.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    assert!(text(&out).contains("rerun the same --run-id"), "{}", text(&out));
+    crate::demo::assert_no_containers_left();
+    assert!(!logs.join("i/demo-model/verdict-demo__pycalc-3/report.json").exists(), "an interrupted instance has no report");
+
+    let again = verdict(&[&args[..], &["--timeout", "5"]].concat());
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert_eq!(read_json(&logs.join("i/demo-model/verdict-demo__pycalc-3/report.json"))["outcome"], "timeout");
+    crate::demo::assert_no_containers_left();
+}
+
+async fn count_containers() -> usize {
+    let docker = verdict::engine::connect().await.expect("engine");
+    let filters = std::collections::HashMap::from([("label".to_string(), vec![verdict::engine::OWNER_LABEL.to_string()])]);
+    let options = bollard::query_parameters::ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
+    docker.list_containers(Some(options)).await.map(|c| c.len()).unwrap_or(0)
+}

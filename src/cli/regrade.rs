@@ -44,7 +44,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
                 eprintln!("warning: {} is not in {}; left out", report.instance_id, loaded.path.display());
                 continue;
             };
-            if report.logs.test_output.is_some() && report.exit_code.is_some() {
+            if regradable(&report) {
                 regrade(&mut report, instance, &loaded.specs, &entry.path());
                 report.write(&path).map_err(|e| fail(exit::INTERNAL, e.to_string()))?;
             }
@@ -66,6 +66,13 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
         return Err(fail(exit::BAD_INPUT, format!("{} holds no instance reports to regrade", run_dir.display())));
     }
     Ok(exit::OK)
+}
+
+/// Whether a report came from a test run that finished and was (or should have been) graded:
+/// timeouts, apply failures, empty patches and build failures keep their outcome.
+fn regradable(report: &InstanceReport) -> bool {
+    let graded = report.outcome.is_completed() || report.outcome == Outcome::InfraError;
+    graded && report.exit_code.is_some() && report.logs.test_output.is_some()
 }
 
 /// Re-parses the saved test output and reports, and grades again.

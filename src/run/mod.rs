@@ -197,6 +197,9 @@ pub async fn execute(ctx: &Context, prepared: &Prepared, instance: &Instance, ca
         image_bytes: Some(built.size_bytes),
         files: Vec::new(),
     };
+    // `timeout` exits 124 (137 after its kill); a test command killed for another reason (the
+    // OOM killer also gives 137) before the timeout is not a timeout.
+    let ran_out_of_time = output.wall.as_secs() >= timeout_secs;
     record.status = if candidate.is_some() && seen.apply_step.as_deref().is_none_or(|s| s == "none") {
         if seen.apply_step.is_some() {
             RunStatus::ApplyFailed
@@ -205,7 +208,7 @@ pub async fn execute(ctx: &Context, prepared: &Prepared, instance: &Instance, ca
         }
     } else if seen.test_patch_applied == Some(false) {
         RunStatus::TestPatchFailed
-    } else if output.killed_at_deadline || matches!(seen.exit_code, Some(124) | Some(137)) {
+    } else if output.killed_at_deadline || (matches!(seen.exit_code, Some(124) | Some(137)) && ran_out_of_time) {
         RunStatus::Timeout { secs: timeout_secs }
     } else if !seen.tests_started || seen.exit_code.is_none() {
         RunStatus::Crashed { reason: crash_reason(&output, "before the test command finished") }
