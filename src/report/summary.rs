@@ -89,28 +89,7 @@ impl InstanceFacts {
 
 /// The files a unified diff touches (post-image paths; pre-image paths for deletions).
 pub fn patch_files(patch: &str) -> BTreeSet<String> {
-    let strip = |p: &str| -> String {
-        let p = p.split('\t').next().unwrap_or(p).trim();
-        p.strip_prefix("a/").or_else(|| p.strip_prefix("b/")).unwrap_or(p).to_string()
-    };
-    let mut files = BTreeSet::new();
-    let mut old: Option<String> = None;
-    for line in patch.lines() {
-        if let Some(rest) = line.strip_prefix("diff --git ") {
-            if let Some((_, b)) = rest.rsplit_once(" b/") {
-                files.insert(b.to_string());
-            }
-        } else if let Some(path) = line.strip_prefix("--- ") {
-            old = (path.trim() != "/dev/null").then(|| strip(path));
-        } else if let Some(path) = line.strip_prefix("+++ ") {
-            if path.trim() == "/dev/null" {
-                files.extend(old.take());
-            } else {
-                files.insert(strip(path));
-            }
-        }
-    }
-    files
+    crate::dataset::patch::changed_files(patch).iter().map(|c| c.path().to_string()).collect()
 }
 
 /// Images in an issue: a markdown or HTML image, a link to an image file or to GitHub's
