@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::common::{self, fail};
 use super::{exit, DatasetArgs, ImageArgs};
-use crate::run::prepare;
+use crate::run::plan;
 
 #[derive(Debug, Clone, Args)]
 pub struct BuildArgs {
@@ -23,19 +23,11 @@ pub async fn run(args: BuildArgs) -> anyhow::Result<i32> {
     let loaded = common::load_dataset(&args.dataset, &args.images.logs)?;
     let docker = common::connect().await?;
     let (builder, planner) = common::builder(&docker, &loaded, &args.images, args.no_cache).await?;
-    let ctx = crate::run::Context {
-        backend: crate::run::backend::DockerBackend::new(docker),
-        builder: builder.clone(),
-        planner,
-        specs: loaded.specs.clone(),
-        limits: crate::run::backend::limits(1.0, 1.0, 1),
-        timeout_override: None,
-        run_id: "build".into(),
-    };
+
     let mut failed = 0;
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     for instance in &loaded.instances {
-        let prepared = match prepare(&ctx, instance) {
+        let prepared = match plan(&loaded.specs, &planner, instance) {
             Ok(p) => p,
             Err(reason) => {
                 failed += 1;

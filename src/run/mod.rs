@@ -51,8 +51,13 @@ pub struct Prepared {
 /// Resolves the spec (inline, else by repository and version) and plans the images. The error
 /// says what to add.
 pub fn prepare(ctx: &Context, instance: &Instance) -> Result<Prepared, String> {
-    let (entry, language) = resolve_spec(&ctx.specs, instance)?;
-    let images = ctx.planner.plan(instance, &entry, &language).map_err(|e| e.to_string())?;
+    plan(&ctx.specs, &ctx.planner, instance)
+}
+
+/// [`prepare`] without a run: what `verdict build` needs.
+pub fn plan(specs: &SpecRegistry, planner: &Planner, instance: &Instance) -> Result<Prepared, String> {
+    let (entry, language) = resolve_spec(specs, instance)?;
+    let images = planner.plan(instance, &entry, &language).map_err(|e| e.to_string())?;
     Ok(Prepared { entry, language, images })
 }
 
