@@ -35,9 +35,7 @@ pub enum EngineError {
 pub async fn connect() -> Result<Docker, EngineError> {
     let host = std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".into());
     let unreachable = |reason: String| EngineError::Unreachable { host: host.clone(), reason };
-    let docker = Docker::connect_with_defaults()
-        .map_err(|e| unreachable(e.to_string()))?
-        .with_timeout(CLIENT_TIMEOUT);
+    let docker = Docker::connect_with_defaults().map_err(|e| unreachable(e.to_string()))?.with_timeout(CLIENT_TIMEOUT);
     match tokio::time::timeout(PING_TIMEOUT, docker.ping()).await {
         Ok(Ok(_)) => Ok(docker),
         Ok(Err(e)) => Err(unreachable(e.to_string())),
@@ -69,7 +67,8 @@ pub async fn remove_session_containers(docker: &Docker) -> usize {
 pub async fn remove_labelled(docker: &Docker, label: &str) -> usize {
     let filters = HashMap::from([("label".to_string(), vec![label.to_string()])]);
     let options = ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
-    let Ok(Ok(containers)) = tokio::time::timeout(Duration::from_secs(30), docker.list_containers(Some(options))).await else {
+    let Ok(Ok(containers)) = tokio::time::timeout(Duration::from_secs(30), docker.list_containers(Some(options))).await
+    else {
         return 0;
     };
     let mut removed = 0;

@@ -44,11 +44,16 @@ fn duplicate_prediction_ids_are_an_error() {
     write(&dataset, &format!("{line}\n"));
     let id = id_of(&line);
     let preds = dir.join("p.jsonl");
-    let p = |patch: &str| serde_json::json!({"instance_id": id, "model_name_or_path": "m", "model_patch": patch}).to_string();
+    let p = |patch: &str| {
+        serde_json::json!({"instance_id": id, "model_name_or_path": "m", "model_patch": patch}).to_string()
+    };
     write(&preds, &format!("{}\n{}\n", p("a"), p("b")));
     let (code, text) = evaluate(&dataset, &preds);
     assert_eq!(code, Some(2), "{text}");
-    assert!(text.contains("p.jsonl") && text.contains(&id) && text.contains("twice") || text.contains("two predictions"), "{text}");
+    assert!(
+        text.contains("p.jsonl") && text.contains(&id) && text.contains("twice") || text.contains("two predictions"),
+        "{text}"
+    );
 }
 
 #[test]

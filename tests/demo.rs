@@ -57,7 +57,8 @@ fn the_table_covers_every_demo_instance() {
     let table: Vec<&str> = EXPECTED.iter().map(|e| e.0).collect();
     assert_eq!(ids.len(), table.len(), "dataset {ids:?} vs table {table:?}");
     for id in &ids {
-        let (_, outcome, ..) = EXPECTED.iter().find(|e| e.0 == id).unwrap_or_else(|| panic!("{id} is not in the table"));
+        let (_, outcome, ..) =
+            EXPECTED.iter().find(|e| e.0 == id).unwrap_or_else(|| panic!("{id} is not in the table"));
         let repo = id.rsplit_once('-').unwrap().0;
         let path = repo_root().join("harness/demo/src").join(repo).join("instances").join(id).join("instance.toml");
         let meta: toml::Value = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -179,7 +180,15 @@ fn check_envs_finds_no_drift_in_the_demo() {
     drifted["PASS_TO_PASS"].as_array_mut().unwrap().push("tests/test_median.py::test_gone".into());
     let dataset = logs.join("drifted.jsonl");
     write(&dataset, &format!("{drifted}\n"));
-    let out = verdict(&["check-envs", "--dataset", dataset.to_str().unwrap(), "--repos", "harness/demo/repos", "--logs", logs.to_str().unwrap()]);
+    let out = verdict(&[
+        "check-envs",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--repos",
+        "harness/demo/repos",
+        "--logs",
+        logs.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
     let report = read_json(&logs.join("drifted").join("check_envs").join("summary.json"))[0].clone();
     assert_eq!(report["builds"], true);
@@ -193,8 +202,10 @@ pub fn assert_no_containers_left() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let docker = verdict::engine::connect().await.expect("engine");
-        let filters = std::collections::HashMap::from([("label".to_string(), vec![verdict::engine::OWNER_LABEL.to_string()])]);
-        let options = bollard::query_parameters::ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
+        let filters =
+            std::collections::HashMap::from([("label".to_string(), vec![verdict::engine::OWNER_LABEL.to_string()])]);
+        let options =
+            bollard::query_parameters::ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
         let left = docker.list_containers(Some(options)).await.unwrap();
         assert!(left.is_empty(), "containers left behind: {left:?}");
     });

@@ -78,7 +78,8 @@ fn an_interrupted_run_resumes() {
     let logs_arg = logs.to_str().unwrap();
     let ids = "verdict-demo__textkit-1,verdict-demo__textkit-3";
     // The first run stops after some instances (as a Ctrl-C would leave it)…
-    let first = verdict(&["evaluate", "--logs", logs_arg, "--run-id", "r", "--instance-ids", "verdict-demo__textkit-1"]);
+    let first =
+        verdict(&["evaluate", "--logs", logs_arg, "--run-id", "r", "--instance-ids", "verdict-demo__textkit-1"]);
     assert_eq!(first.status.code(), Some(0), "{}", text(&first));
     let report = logs.join("r/demo-model/verdict-demo__textkit-1/report.json");
     let stamp = std::fs::metadata(&report).unwrap().modified().unwrap();
@@ -117,7 +118,10 @@ fn ctrl_c_removes_containers_and_the_rerun_finishes() {
     assert_eq!(out.status.code(), Some(130), "{}", text(&out));
     assert!(text(&out).contains("rerun the same --run-id"), "{}", text(&out));
     crate::demo::assert_no_containers_left();
-    assert!(!logs.join("i/demo-model/verdict-demo__pycalc-3/report.json").exists(), "an interrupted instance has no report");
+    assert!(
+        !logs.join("i/demo-model/verdict-demo__pycalc-3/report.json").exists(),
+        "an interrupted instance has no report"
+    );
 
     let again = verdict(&[&args[..], &["--timeout", "5"]].concat());
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
@@ -127,7 +131,9 @@ fn ctrl_c_removes_containers_and_the_rerun_finishes() {
 
 async fn count_containers() -> usize {
     let docker = verdict::engine::connect().await.expect("engine");
-    let filters = std::collections::HashMap::from([("label".to_string(), vec![verdict::engine::OWNER_LABEL.to_string()])]);
-    let options = bollard::query_parameters::ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
+    let filters =
+        std::collections::HashMap::from([("label".to_string(), vec![verdict::engine::OWNER_LABEL.to_string()])]);
+    let options =
+        bollard::query_parameters::ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
     docker.list_containers(Some(options)).await.map(|c| c.len()).unwrap_or(0)
 }

@@ -67,5 +67,7 @@ fn validate_reproduces_the_demo_lists() {
 
 /// Ids naming a whole file or class rather than one test.
 fn is_coarse(ids: &BTreeSet<String>) -> bool {
-    ids.iter().any(|id| !id.contains("::") && !id.contains(" > ") && !id.rsplit('.').next().is_some_and(|m| m.starts_with("test")))
+    ids.iter().any(|id| {
+        !id.contains("::") && !id.contains(" > ") && !id.rsplit('.').next().is_some_and(|m| m.starts_with("test"))
+    })
 }

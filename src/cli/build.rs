@@ -41,7 +41,11 @@ pub async fn run(args: BuildArgs) -> anyhow::Result<i32> {
             continue;
         }
         let status = match builder.ensure(&prepared.images).await {
-            Ok(built) => format!("{} ({:.1} MB)", if built.built_now { "built" } else { "reused" }, built.size_bytes as f64 / 1e6),
+            Ok(built) => format!(
+                "{} ({:.1} MB)",
+                if built.built_now { "built" } else { "reused" },
+                built.size_bytes as f64 / 1e6
+            ),
             Err(failure) => {
                 failed += 1;
                 format!("FAILED: {failure}")

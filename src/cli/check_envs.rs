@@ -53,7 +53,8 @@ pub async fn run(args: CheckEnvsArgs) -> anyhow::Result<i32> {
         timing: Timing::default(),
     };
     let workers = common::workers(&args.run);
-    let Some(mut reports) = common::run_all(&docker, loaded.instances.clone(), workers, "checking environments", check, lost).await
+    let Some(mut reports) =
+        common::run_all(&docker, loaded.instances.clone(), workers, "checking environments", check, lost).await
     else {
         return Ok(exit::INTERRUPTED);
     };
@@ -74,7 +75,11 @@ pub async fn run(args: CheckEnvsArgs) -> anyhow::Result<i32> {
             healthy += 1;
         }
     }
-    println!("\n{healthy} of {} environment(s) build and grade the gold patch as the dataset says; reports: {}", reports.len(), root.display());
+    println!(
+        "\n{healthy} of {} environment(s) build and grade the gold patch as the dataset says; reports: {}",
+        reports.len(),
+        root.display()
+    );
     Ok(if healthy == reports.len() { exit::OK } else { exit::SOME_FAILED })
 }
 

@@ -110,10 +110,7 @@ pub async fn builder(
         no_cache,
         Duration::from_secs(images.build_timeout),
     ));
-    builder
-        .ensure_os_image(&images.os_image, &images.os_pull)
-        .await
-        .map_err(|e| fail(exit::ENGINE, e.to_string()))?;
+    builder.ensure_os_image(&images.os_image, &images.os_pull).await.map_err(|e| fail(exit::ENGINE, e.to_string()))?;
     let planner = Planner::new(home().join("dockerfiles"), images.os_image.clone(), host_certs(&images.ca_certs));
     Ok((builder, planner))
 }

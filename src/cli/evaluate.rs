@@ -101,6 +101,7 @@ fn load(args: &EvaluateArgs, loaded: &Loaded) -> anyhow::Result<Vec<(Instance, P
     } else {
         predictions.into_iter().filter(|p| args.dataset.instance_ids.contains(&p.instance_id)).collect()
     };
-    let matched = match_predictions(&loaded.instances, &predictions, &path).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
+    let matched =
+        match_predictions(&loaded.instances, &predictions, &path).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
     Ok(matched.pairs)
 }

@@ -42,7 +42,10 @@ pub fn run(args: LocalizeArgs) -> anyhow::Result<i32> {
             let id = ranked.instance_id.clone().unwrap_or_default();
             if !loaded.instances.iter().any(|i| i.instance_id == id) {
                 if args.dataset.instance_ids.is_empty() {
-                    return Err(fail(exit::BAD_INPUT, format!("{}: instance {id} is not in {}", path.display(), loaded.path.display())));
+                    return Err(fail(
+                        exit::BAD_INPUT,
+                        format!("{}: instance {id} is not in {}", path.display(), loaded.path.display()),
+                    ));
                 }
                 continue;
             }
@@ -62,11 +65,16 @@ pub fn run(args: LocalizeArgs) -> anyhow::Result<i32> {
             .into_iter()
             .filter(|p| args.dataset.instance_ids.is_empty() || args.dataset.instance_ids.contains(&p.instance_id))
             .collect();
-        let models: std::collections::BTreeSet<&str> = predictions.iter().map(|p| p.model_name_or_path.as_str()).collect();
+        let models: std::collections::BTreeSet<&str> =
+            predictions.iter().map(|p| p.model_name_or_path.as_str()).collect();
         if models.len() > 1 {
             return Err(fail(
                 exit::BAD_INPUT,
-                format!("{} holds predictions of several models ({}); score one model at a time", path.display(), models.into_iter().collect::<Vec<_>>().join(", ")),
+                format!(
+                    "{} holds predictions of several models ({}); score one model at a time",
+                    path.display(),
+                    models.into_iter().collect::<Vec<_>>().join(", ")
+                ),
             ));
         }
         let matched = match_predictions(&loaded.instances, &predictions, &path).map_err(bad)?;
@@ -89,7 +97,11 @@ pub fn run(args: LocalizeArgs) -> anyhow::Result<i32> {
             language,
             gold_patch: instance.patch.clone(),
             candidate,
-            snapshot: Box::new(GitSnapshot { store: &loaded.repos, repo: instance.repo.clone(), commit: instance.base_commit.clone() }),
+            snapshot: Box::new(GitSnapshot {
+                store: &loaded.repos,
+                repo: instance.repo.clone(),
+                commit: instance.base_commit.clone(),
+            }),
         }
     });
     let summary = crate::run::evaluation::localizer().score_all(items.collect::<Vec<_>>());

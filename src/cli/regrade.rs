@@ -31,7 +31,8 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
     let run_dir = args.logs.join(run::safe_component(&run_id));
     let models = std::fs::read_dir(&run_dir)
         .map_err(|e| fail(exit::BAD_INPUT, format!("no run {run_id} in {}: {e}", args.logs.display())))?;
-    let by_id: BTreeMap<&str, &crate::dataset::Instance> = loaded.instances.iter().map(|i| (i.instance_id.as_str(), i)).collect();
+    let by_id: BTreeMap<&str, &crate::dataset::Instance> =
+        loaded.instances.iter().map(|i| (i.instance_id.as_str(), i)).collect();
     let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
     let facts = super::common::facts(&loaded);
     let mut any = false;
@@ -76,7 +77,12 @@ fn regradable(report: &InstanceReport) -> bool {
 }
 
 /// Re-parses the saved test output and reports, and grades again.
-fn regrade(report: &mut InstanceReport, instance: &crate::dataset::Instance, specs: &crate::dataset::spec::SpecRegistry, dir: &std::path::Path) {
+fn regrade(
+    report: &mut InstanceReport,
+    instance: &crate::dataset::Instance,
+    specs: &crate::dataset::spec::SpecRegistry,
+    dir: &std::path::Path,
+) {
     let (entry, _) = match resolve_spec(specs, instance) {
         Ok(found) => found,
         Err(reason) => {

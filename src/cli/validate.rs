@@ -61,7 +61,9 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
         timing: Timing::default(),
     };
     let workers = common::workers(&args.run);
-    let Some(mut reports) = common::run_all(&docker, loaded.instances.clone(), workers, "validating", validate, lost).await else {
+    let Some(mut reports) =
+        common::run_all(&docker, loaded.instances.clone(), workers, "validating", validate, lost).await
+    else {
         return Ok(exit::INTERRUPTED);
     };
     reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
@@ -110,7 +112,8 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
     };
     let mut before = Vec::new();
     let mut after = Vec::new();
-    for (phase, candidate, runs) in [("before", None, &mut before), ("gold", Some(instance.patch.as_str()), &mut after)] {
+    for (phase, candidate, runs) in [("before", None, &mut before), ("gold", Some(instance.patch.as_str()), &mut after)]
+    {
         for k in 1..=repeat {
             let run_dir = dir.join(format!("{phase}-{k}"));
             report.logs.push(run_dir.display().to_string());
@@ -126,10 +129,13 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
                     ValidationStatus::GoldDoesNotApply,
                     format!("the gold patch does not apply; see {}/output.txt", run_dir.display()),
                 )),
-                RunStatus::Timeout { secs } if candidate.is_some() => {
-                    Some(failed(ValidationStatus::GoldFails, format!("the tests with the gold patch did not finish within {secs} s")))
+                RunStatus::Timeout { secs } if candidate.is_some() => Some(failed(
+                    ValidationStatus::GoldFails,
+                    format!("the tests with the gold patch did not finish within {secs} s"),
+                )),
+                RunStatus::Crashed { reason } if candidate.is_some() => {
+                    Some(failed(ValidationStatus::GoldFails, reason.clone()))
                 }
-                RunStatus::Crashed { reason } if candidate.is_some() => Some(failed(ValidationStatus::GoldFails, reason.clone())),
                 _ => None,
             };
             if let Some((status, reason)) = stop {
@@ -164,5 +170,10 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
 }
 
 fn empty_run(note: String) -> ParsedTests {
-    ParsedTests { tests: Default::default(), source: ResultSource::Console, disagreements: Vec::new(), notes: vec![note] }
+    ParsedTests {
+        tests: Default::default(),
+        source: ResultSource::Console,
+        disagreements: Vec::new(),
+        notes: vec![note],
+    }
 }

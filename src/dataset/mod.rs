@@ -7,8 +7,7 @@ pub mod repo;
 pub mod spec;
 
 pub use load::{
-    load_ranked,
-    gold_predictions, load_instances, load_predictions, match_predictions, write_instances_jsonl,
+    gold_predictions, load_instances, load_predictions, load_ranked, match_predictions, write_instances_jsonl,
     LoadError, Location, Matched, GOLD_MODEL,
 };
 

@@ -57,7 +57,9 @@ pub fn changed_files(patch: &str) -> Vec<FileChange> {
             if let Some(c) = changes.last_mut() {
                 c.new = Some(unquote(p));
             }
-        } else if line.starts_with("GIT binary patch") || (line.starts_with("Binary files ") && line.ends_with(" differ")) {
+        } else if line.starts_with("GIT binary patch")
+            || (line.starts_with("Binary files ") && line.ends_with(" differ"))
+        {
             if let Some(c) = changes.last_mut() {
                 c.binary = true;
             }
@@ -216,7 +218,8 @@ rename to b.py
 
     #[test]
     fn binary_and_quoted_paths() {
-        let patch = "diff --git \"a/sp\\303\\244ce.bin\" \"b/sp\\303\\244ce.bin\"\nindex 1..2\nGIT binary patch\nliteral 3\n";
+        let patch =
+            "diff --git \"a/sp\\303\\244ce.bin\" \"b/sp\\303\\244ce.bin\"\nindex 1..2\nGIT binary patch\nliteral 3\n";
         let files = changed_files(patch);
         assert_eq!(files[0].path(), "späce.bin");
         assert!(files[0].binary);

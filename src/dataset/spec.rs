@@ -133,17 +133,10 @@ impl SpecRegistry {
             for path in toml_files(&dir)? {
                 let spec: SpecFile = read_toml(&path)?;
                 if spec.versions.is_empty() {
-                    return Err(SpecError::Invalid {
-                        path,
-                        message: "it has no [versions.\"...\"] entry".into(),
-                    });
+                    return Err(SpecError::Invalid { path, message: "it has no [versions.\"...\"] entry".into() });
                 }
                 if let Some((first, _)) = registry.specs.get(&spec.repo) {
-                    return Err(SpecError::Duplicate {
-                        repo: spec.repo.clone(),
-                        first: first.clone(),
-                        second: path,
-                    });
+                    return Err(SpecError::Duplicate { repo: spec.repo.clone(), first: first.clone(), second: path });
                 }
                 registry.specs.insert(spec.repo.clone(), (path, spec));
             }
@@ -154,9 +147,7 @@ impl SpecRegistry {
     /// The entry for a repository at a version: the exact version, else `"*"`.
     pub fn entry(&self, repo: &str, version: Option<&str>) -> Option<&SpecEntry> {
         let (_, spec) = self.specs.get(repo)?;
-        version
-            .and_then(|v| spec.versions.get(v))
-            .or_else(|| spec.versions.get("*"))
+        version.and_then(|v| spec.versions.get(v)).or_else(|| spec.versions.get("*"))
     }
 
     pub fn language(&self, name: &str) -> Option<&LanguageSpec> {
@@ -187,10 +178,6 @@ fn toml_files(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
 }
 
 fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, SpecError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|source| SpecError::Read { path: path.to_path_buf(), source })?;
-    toml::from_str(&text).map_err(|e| SpecError::Invalid {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })
+    let text = std::fs::read_to_string(path).map_err(|source| SpecError::Read { path: path.to_path_buf(), source })?;
+    toml::from_str(&text).map_err(|e| SpecError::Invalid { path: path.to_path_buf(), message: e.to_string() })
 }

@@ -50,16 +50,9 @@ pub struct Derived {
 /// Derives the lists; see the module doc for the rules. Deterministic for any run order of
 /// the tests inside a run; the order of the repeats only shows in `flaky`.
 pub fn derive_lists(before_runs: &[ParsedTests], after_runs: &[ParsedTests]) -> Derived {
-    let ids: BTreeSet<&str> = before_runs
-        .iter()
-        .chain(after_runs)
-        .flat_map(|run| run.tests.keys().map(String::as_str))
-        .collect();
-    let mut derived = Derived {
-        before_runs: before_runs.len(),
-        after_runs: after_runs.len(),
-        ..Derived::default()
-    };
+    let ids: BTreeSet<&str> =
+        before_runs.iter().chain(after_runs).flat_map(|run| run.tests.keys().map(String::as_str)).collect();
+    let mut derived = Derived { before_runs: before_runs.len(), after_runs: after_runs.len(), ..Derived::default() };
     for id in ids {
         let statuses = |runs: &[ParsedTests]| -> Vec<Option<TestStatus>> {
             runs.iter().map(|run| run.tests.get(id).map(|t| t.status)).collect()

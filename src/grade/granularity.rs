@@ -91,8 +91,7 @@ fn enclosing_classes(class: &str) -> Vec<&str> {
     let first_colons = class.find("::").map(|i| i + 2);
     for (i, _) in class.match_indices(['$', ':']) {
         let cut = &class[..i];
-        let is_nested_pytest =
-            class[i..].starts_with("::") && first_colons.is_some_and(|f| i + 2 > f);
+        let is_nested_pytest = class[i..].starts_with("::") && first_colons.is_some_and(|f| i + 2 > f);
         if class[i..].starts_with('$') || is_nested_pytest {
             out.push(cut);
         }
@@ -118,11 +117,7 @@ pub(crate) enum Match<'a> {
     Missing,
 }
 
-pub(crate) fn match_id<'a>(
-    id: &str,
-    tests: &'a BTreeMap<String, TestResult>,
-    index: &Index<'a>,
-) -> Match<'a> {
+pub(crate) fn match_id<'a>(id: &str, tests: &'a BTreeMap<String, TestResult>, index: &Index<'a>) -> Match<'a> {
     if let Some(result) = tests.get(id) {
         return Match::Test(result);
     }
@@ -132,10 +127,8 @@ pub(crate) fn match_id<'a>(
     }
     for candidate in candidates {
         if let Some((level, ids)) = coarse_ids(candidate, tests, index) {
-            let found: Vec<_> = ids
-                .into_iter()
-                .filter_map(|t| tests.get_key_value(t).map(|(k, v)| (k.as_str(), v)))
-                .collect();
+            let found: Vec<_> =
+                ids.into_iter().filter_map(|t| tests.get_key_value(t).map(|(k, v)| (k.as_str(), v))).collect();
             if !found.is_empty() {
                 let matched_as = (candidate != id).then(|| candidate.to_string());
                 return Match::Coarse(Found { level, matched_as, tests: found });
@@ -158,11 +151,8 @@ fn coarse_ids<'a>(
     }
     for sep in ["::", " > ", ".", "$"] {
         let prefix = format!("{candidate}{sep}");
-        let ids: Vec<&str> = tests
-            .range(prefix.clone()..)
-            .map(|(k, _)| k.as_str())
-            .take_while(|k| k.starts_with(&prefix))
-            .collect();
+        let ids: Vec<&str> =
+            tests.range(prefix.clone()..).map(|(k, _)| k.as_str()).take_while(|k| k.starts_with(&prefix)).collect();
         if !ids.is_empty() {
             let level = match sep {
                 "::" if !candidate.contains("::") => Granularity::File,

@@ -116,17 +116,12 @@ pub fn grade(fail_to_pass: &[String], pass_to_pass: &[String], parsed: &ParsedTe
     let index = Index::new(&parsed.tests);
     let mut coarse = Vec::new();
     let mut notes = Vec::new();
-    let (f2p, f2p_level) =
-        grade_list(ListName::FailToPass, fail_to_pass, parsed, &index, &mut coarse);
-    let (p2p, p2p_level) =
-        grade_list(ListName::PassToPass, pass_to_pass, parsed, &index, &mut coarse);
+    let (f2p, f2p_level) = grade_list(ListName::FailToPass, fail_to_pass, parsed, &index, &mut coarse);
+    let (p2p, p2p_level) = grade_list(ListName::PassToPass, pass_to_pass, parsed, &index, &mut coarse);
 
     let p2p_ok = p2p.failure.is_empty();
     let resolution = if fail_to_pass.is_empty() {
-        notes.push(
-            "the instance has no FAIL_TO_PASS tests, so no test can show the issue resolved"
-                .to_string(),
-        );
+        notes.push("the instance has no FAIL_TO_PASS tests, so no test can show the issue resolved".to_string());
         Resolution::No
     } else if f2p.failure.is_empty() && p2p_ok {
         Resolution::Full
@@ -135,10 +130,9 @@ pub fn grade(fail_to_pass: &[String], pass_to_pass: &[String], parsed: &ParsedTe
     } else {
         Resolution::No
     };
-    for (list, level, ids) in [
-        (ListName::FailToPass, f2p_level, fail_to_pass.len()),
-        (ListName::PassToPass, p2p_level, pass_to_pass.len()),
-    ] {
+    for (list, level, ids) in
+        [(ListName::FailToPass, f2p_level, fail_to_pass.len()), (ListName::PassToPass, p2p_level, pass_to_pass.len())]
+    {
         if level != Granularity::Test {
             let n = coarse.iter().filter(|c: &&CoarseMatch| c.list == list).count();
             notes.push(format!(
@@ -149,10 +143,7 @@ pub fn grade(fail_to_pass: &[String], pass_to_pass: &[String], parsed: &ParsedTe
     }
     for c in &coarse {
         if let Some(stripped) = &c.matched_as {
-            notes.push(format!(
-                "{} id {:?} matched as {:?} (leading `org.` dropped)",
-                c.list, c.id, stripped
-            ));
+            notes.push(format!("{} id {:?} matched as {:?} (leading `org.` dropped)", c.list, c.id, stripped));
         }
     }
     Grade {

@@ -16,18 +16,10 @@ fn run_with(tests: Vec<(&str, TestStatus, Option<&str>, Option<&str>)>) -> Parse
     let tests: BTreeMap<String, TestResult> = tests
         .into_iter()
         .map(|(id, status, file, class)| {
-            (
-                id.to_string(),
-                TestResult { status, file: file.map(Into::into), class: class.map(Into::into) },
-            )
+            (id.to_string(), TestResult { status, file: file.map(Into::into), class: class.map(Into::into) })
         })
         .collect();
-    ParsedTests {
-        tests,
-        source: ResultSource::Structured,
-        disagreements: Vec::new(),
-        notes: Vec::new(),
-    }
+    ParsedTests { tests, source: ResultSource::Structured, disagreements: Vec::new(), notes: Vec::new() }
 }
 
 fn ids(list: &[&str]) -> Vec<String> {
@@ -94,10 +86,7 @@ fn tests_status_serializes_in_swe_bench_shape() {
     assert_eq!(json["resolution"], "RESOLVED_FULL");
     assert_eq!(json["tests_status"]["FAIL_TO_PASS"]["success"][0], "t::a");
     assert_eq!(json["tests_status"]["PASS_TO_PASS"]["failure"], serde_json::json!([]));
-    assert_eq!(
-        json["granularity"],
-        serde_json::json!({"FAIL_TO_PASS": "test", "PASS_TO_PASS": "test"})
-    );
+    assert_eq!(json["granularity"], serde_json::json!({"FAIL_TO_PASS": "test", "PASS_TO_PASS": "test"}));
     let back: Grade = serde_json::from_value(json).unwrap();
     assert_eq!(back, g);
 }
@@ -124,11 +113,7 @@ fn js_file_path_ids_grade_at_file_level() {
     let m = &g.coarse[0];
     assert_eq!((m.tests, m.passing, m.skipped, m.passed), (3, 2, 1, false));
     assert!(g.coarse[1].passed, "fmt.test.js ran and passed whole");
-    assert!(
-        g.notes.iter().any(|n| n.starts_with("FAIL_TO_PASS graded at file level")),
-        "{:?}",
-        g.notes
-    );
+    assert!(g.notes.iter().any(|n| n.starts_with("FAIL_TO_PASS graded at file level")), "{:?}", g.notes);
 
     let g = grade(&f2p, &p2p, &jest_run(Failed));
     assert_eq!(g.resolution, Resolution::No, "one failing test fails the whole file");
@@ -146,12 +131,7 @@ fn a_file_whose_tests_are_all_skipped_does_not_pass() {
 fn maven_run(inner_status: TestStatus) -> ParsedTests {
     run_with(vec![
         ("com.acme.CalcTest.adds", Passed, None, Some("com.acme.CalcTest")),
-        (
-            "com.acme.CalcTest$Division.divides",
-            inner_status,
-            None,
-            Some("com.acme.CalcTest$Division"),
-        ),
+        ("com.acme.CalcTest$Division.divides", inner_status, None, Some("com.acme.CalcTest$Division")),
         ("com.acme.FmtTest.shows", Passed, None, Some("com.acme.FmtTest")),
     ])
 }
@@ -170,11 +150,7 @@ fn java_class_ids_grade_at_class_level_with_nested_classes() {
 
 #[test]
 fn java_class_ids_with_spurious_org_prefix() {
-    let g = grade(
-        &ids(&["org.com.acme.CalcTest"]),
-        &ids(&["org.com.acme.FmtTest"]),
-        &maven_run(Passed),
-    );
+    let g = grade(&ids(&["org.com.acme.CalcTest"]), &ids(&["org.com.acme.FmtTest"]), &maven_run(Passed));
     assert_eq!(g.resolution, Resolution::Full);
     assert_eq!(g.coarse[0].matched_as.as_deref(), Some("com.acme.CalcTest"));
     assert!(g.notes.iter().any(|n| n.contains("leading `org.` dropped")), "{:?}", g.notes);
@@ -198,12 +174,7 @@ fn java_class_ids_match_by_id_prefix_when_class_is_unknown() {
 fn pytest_file_and_class_node_ids() {
     let parsed = run_with(vec![
         ("tests/test_a.py::test_one", Passed, Some("tests/test_a.py"), None),
-        (
-            "tests/test_a.py::TestK::test_two",
-            Passed,
-            Some("tests/test_a.py"),
-            Some("tests/test_a.py::TestK"),
-        ),
+        ("tests/test_a.py::TestK::test_two", Passed, Some("tests/test_a.py"), Some("tests/test_a.py::TestK")),
         (
             "tests/test_a.py::TestK::TestInner::test_three[a b]",
             Failed,
@@ -229,8 +200,7 @@ fn pytest_file_and_class_node_ids() {
 
 #[test]
 fn pytest_ids_match_by_prefix_when_parser_gave_no_file() {
-    let parsed =
-        run(&[("tests/test_a.py::TestK::test_x", Passed), ("tests/test_a.py::test_y", Passed)]);
+    let parsed = run(&[("tests/test_a.py::TestK::test_x", Passed), ("tests/test_a.py::test_y", Passed)]);
     let g = grade(&ids(&["tests/test_a.py"]), &ids(&["tests/test_a.py::TestK"]), &parsed);
     assert_eq!(g.granularity.fail_to_pass, Granularity::File);
     assert_eq!(g.granularity.pass_to_pass, Granularity::Class);
@@ -284,11 +254,7 @@ fn derive_lists_from_transitions_with_flaky_tests() {
         ]),
     ];
     let d = derive_lists(&before, &after);
-    assert_eq!(
-        d.fail_to_pass,
-        ["t::added", "t::new", "t::skip"],
-        "missing or skipped before, passing after"
-    );
+    assert_eq!(d.fail_to_pass, ["t::added", "t::new", "t::skip"], "missing or skipped before, passing after");
     assert_eq!(d.pass_to_pass, ["t::old"]);
     assert_eq!(d.pass_to_fail, ["t::broke"]);
     assert_eq!(d.failing_after, ["t::broke"]);
@@ -312,23 +278,12 @@ fn exit_code_contradictions() {
     let failing = run(&[("t::a", Passed), ("t::b", Failed)]);
     let passing = run(&[("t::a", Passed), ("t::b", Skipped), ("t::c", Xpass)]);
     let w = check_exit_code(0, &failing).unwrap();
-    assert!(
-        w.starts_with("the test command exited 0 but 1 test(s) failed or errored: t::b (FAILED)"),
-        "{w}"
-    );
+    assert!(w.starts_with("the test command exited 0 but 1 test(s) failed or errored: t::b (FAILED)"), "{w}");
     assert_eq!(check_exit_code(1, &failing), None);
-    assert_eq!(
-        check_exit_code(0, &run(&[("t::a", Passed), ("t::x", Xpass)])),
-        None,
-        "non-strict XPASS exits 0"
-    );
+    assert_eq!(check_exit_code(0, &run(&[("t::a", Passed), ("t::x", Xpass)])), None, "non-strict XPASS exits 0");
     let w = check_exit_code(137, &run(&[("t::a", Passed)])).unwrap();
     assert!(w.contains("exited 137 (137: the command was killed"), "{w}");
-    assert_eq!(
-        check_exit_code(1, &passing),
-        None,
-        "an XPASS is a failure that explains the exit code"
-    );
+    assert_eq!(check_exit_code(1, &passing), None, "an XPASS is a failure that explains the exit code");
     assert!(check_exit_code(0, &run(&[])).unwrap().contains("no test result"));
     let many: Vec<(String, TestStatus)> = (0..7).map(|i| (format!("t::{i}"), Error)).collect();
     let refs: Vec<(&str, TestStatus)> = many.iter().map(|(id, s)| (id.as_str(), *s)).collect();

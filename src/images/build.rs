@@ -68,7 +68,13 @@ pub struct Builder {
 }
 
 impl Builder {
-    pub fn new(docker: Docker, repos: Arc<RepoStore>, log_dir: PathBuf, no_cache: bool, build_timeout: Duration) -> Self {
+    pub fn new(
+        docker: Docker,
+        repos: Arc<RepoStore>,
+        log_dir: PathBuf,
+        no_cache: bool,
+        build_timeout: Duration,
+    ) -> Self {
         Self { docker, repos, log_dir, no_cache, build_timeout, slots: Mutex::new(HashMap::new()) }
     }
 
@@ -77,7 +83,8 @@ impl Builder {
         if self.docker.inspect_image(image).await.is_ok() {
             return Ok(());
         }
-        let missing = |reason: String| OsImageError::Missing { image: image.into(), pull_from: pull_from.into(), reason };
+        let missing =
+            |reason: String| OsImageError::Missing { image: image.into(), pull_from: pull_from.into(), reason };
         let options = CreateImageOptionsBuilder::default().from_image(pull_from).build();
         let pull = async {
             let mut stream = self.docker.create_image(Some(options), None, None);
@@ -186,7 +193,12 @@ impl Builder {
         let outcome = tokio::time::timeout(self.build_timeout, run).await;
         let _ = log.flush().await;
         match outcome {
-            Err(_) => return Err(fail(format!("build did not finish within {} s", self.build_timeout.as_secs()), Some(&log_path))),
+            Err(_) => {
+                return Err(fail(
+                    format!("build did not finish within {} s", self.build_timeout.as_secs()),
+                    Some(&log_path),
+                ))
+            }
             Ok(Some(message)) => return Err(fail(last_line(&message), Some(&log_path))),
             Ok(None) => {}
         }

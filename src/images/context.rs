@@ -30,7 +30,11 @@ pub enum ContextError {
 
 /// Builds a context tar: `Dockerfile`, then `files` sorted by path, then the snapshot's entries
 /// under `repo/` (when given).
-pub fn build_context(dockerfile: &str, files: &[ContextFile], snapshot_tar: Option<&[u8]>) -> Result<Vec<u8>, ContextError> {
+pub fn build_context(
+    dockerfile: &str,
+    files: &[ContextFile],
+    snapshot_tar: Option<&[u8]>,
+) -> Result<Vec<u8>, ContextError> {
     let mut builder = tar::Builder::new(Vec::new());
     builder.mode(tar::HeaderMode::Deterministic);
     append(&mut builder, "Dockerfile", dockerfile.as_bytes(), 0o644)?;
@@ -41,7 +45,7 @@ pub fn build_context(dockerfile: &str, files: &[ContextFile], snapshot_tar: Opti
     }
     if let Some(snapshot) = snapshot_tar {
         append_snapshot(&mut builder, snapshot)?;
-    } 
+    }
     builder.into_inner().map_err(|source| ContextError::Write { path: "<end>".into(), source })
 }
 
@@ -51,9 +55,7 @@ fn append(builder: &mut tar::Builder<Vec<u8>>, path: &str, bytes: &[u8], mode: u
     header.set_mode(mode);
     header.set_mtime(0);
     header.set_entry_type(tar::EntryType::Regular);
-    builder
-        .append_data(&mut header, path, bytes)
-        .map_err(|source| ContextError::Write { path: path.into(), source })
+    builder.append_data(&mut header, path, bytes).map_err(|source| ContextError::Write { path: path.into(), source })
 }
 
 /// Copies every entry of a `git archive` tar under `repo/`, keeping symlinks and modes. The
@@ -160,7 +162,8 @@ mod tests {
 
     #[test]
     fn broken_snapshot_is_an_error() {
-        let err = build_context("FROM x", &[], Some(b"not a tar archive at all, just some bytes".repeat(20).as_slice()));
+        let err =
+            build_context("FROM x", &[], Some(b"not a tar archive at all, just some bytes".repeat(20).as_slice()));
         assert!(err.is_err());
     }
 }

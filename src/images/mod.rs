@@ -90,7 +90,12 @@ impl Planner {
     }
 
     /// The three layers for `instance` under `entry` (its spec) and `language`.
-    pub fn plan(&self, instance: &Instance, entry: &SpecEntry, language: &LanguageSpec) -> Result<InstanceImages, PlanError> {
+    pub fn plan(
+        &self,
+        instance: &Instance,
+        entry: &SpecEntry,
+        language: &LanguageSpec,
+    ) -> Result<InstanceImages, PlanError> {
         let env_vars = merged_env(language, entry);
 
         let mut apt: Vec<&str> = language.apt.iter().chain(&entry.apt).map(String::as_str).collect();
@@ -103,7 +108,14 @@ impl Planner {
         let mut base_files: Vec<ContextFile> =
             self.certs.iter().map(|(name, bytes)| ContextFile::new(format!("certs/{name}"), bytes.clone())).collect();
         base_files.push(ContextFile::new("certs/.keep", ""));
-        let base = layer(LayerKind::Base, &format!("verdict-base-{}", sanitize(&entry.language)), base_dockerfile, base_files, None, "");
+        let base = layer(
+            LayerKind::Base,
+            &format!("verdict-base-{}", sanitize(&entry.language)),
+            base_dockerfile,
+            base_files,
+            None,
+            "",
+        );
 
         let env_dockerfile = render(&self.template("env.Dockerfile")?, &[("base_image", &base.tag)]);
         let env_script = shell_script(&env_vars, None, &entry.env_setup);
@@ -169,7 +181,14 @@ pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-fn layer(kind: LayerKind, name: &str, dockerfile: String, files: Vec<ContextFile>, snapshot: Option<Snapshot>, parent: &str) -> Layer {
+fn layer(
+    kind: LayerKind,
+    name: &str,
+    dockerfile: String,
+    files: Vec<ContextFile>,
+    snapshot: Option<Snapshot>,
+    parent: &str,
+) -> Layer {
     let mut hasher = Sha256::new();
     hasher.update(b"verdict-layer-v1\0");
     hasher.update(parent.as_bytes());
@@ -205,7 +224,15 @@ fn render(template: &str, values: &[(&str, &str)]) -> String {
 /// A Docker repository name component: lowercase letters, digits, `.`, `_` and `-`.
 fn sanitize(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-' { c.to_ascii_lowercase() } else { '-' })
+        .map(
+            |c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-' {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            },
+        )
         .collect()
 }
 

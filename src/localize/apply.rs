@@ -82,11 +82,7 @@ pub(crate) fn apply_hunks<'a>(
         let found = find_position(pre, &old, pos, expected, match_start, match_end);
         let Some(at) = found else {
             let reason = if pre.len() < old.len() {
-                format!(
-                    "it needs {} old lines but the file has {}",
-                    old.len(),
-                    pre.len()
-                )
+                format!("it needs {} old lines but the file has {}", old.len(), pre.len())
             } else {
                 format!(
                     "its {} context and removed lines are not found at or after line {} \
@@ -96,11 +92,7 @@ pub(crate) fn apply_hunks<'a>(
                     hunk.old_start
                 )
             };
-            return Err(HunkMismatch {
-                hunk: index + 1,
-                patch_line: hunk.patch_line,
-                reason,
-            });
+            return Err(HunkMismatch { hunk: index + 1, patch_line: hunk.patch_line, reason });
         };
         out.extend_from_slice(&pre[pos..at]);
         out.extend(hunk.lines.iter().filter_map(|l| match l {
@@ -109,13 +101,7 @@ pub(crate) fn apply_hunks<'a>(
         }));
         pos = at + old.len();
         offset = at as isize - stated as isize;
-        placements.push(Placement {
-            hunk: index + 1,
-            patch_line: hunk.patch_line,
-            stated,
-            at,
-            fuzz: 0,
-        });
+        placements.push(Placement { hunk: index + 1, patch_line: hunk.patch_line, stated, at, fuzz: 0 });
     }
     out.extend_from_slice(&pre[pos..]);
     Ok((out, placements))

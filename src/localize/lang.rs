@@ -52,9 +52,7 @@ impl Language {
             "go" => Language::Go,
             "rs" => Language::Rust,
             "c" => Language::C,
-            "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" | "tpp" => {
-                Language::Cpp
-            }
+            "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" | "tpp" => Language::Cpp,
             "cs" => Language::CSharp,
             "rb" | "rake" | "gemspec" => Language::Ruby,
             "php" | "phtml" => Language::Php,

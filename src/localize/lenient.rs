@@ -52,12 +52,7 @@ impl<'h> Pattern<'h> {
             .collect();
         let leading = hunk.leading_context().min(lines.len()) as isize;
         let trailing = hunk.trailing_context().min(lines.len()) as isize;
-        Pattern {
-            lines,
-            leading,
-            trailing,
-            context: leading.max(trailing),
-        }
+        Pattern { lines, leading, trailing, context: leading.max(trailing) }
     }
 
     fn len(&self) -> isize {
@@ -136,18 +131,16 @@ fn locate(
     // Only positions from `-len` to `n` can match; skipping offsets whose two positions both
     // lie outside keeps a header with absurd line numbers from costing billions of steps.
     let limit = max_pos.max(max_neg);
-    let mut spans = [(-len - guess, n - guess), (guess - n, guess + len)]
-        .map(|(from, to)| (from.max(min_offset), to.min(limit)));
+    let mut spans =
+        [(-len - guess, n - guess), (guess - n, guess + len)].map(|(from, to)| (from.max(min_offset), to.min(limit)));
     spans.sort_unstable();
     let mut next = min_offset;
     for (from, to) in spans {
         for offset in from.max(next)..=to {
             let later = (offset <= max_pos).then_some(guess + offset);
             let earlier = (offset <= max_neg).then_some(guess - offset);
-            let found = [later, earlier]
-                .into_iter()
-                .flatten()
-                .find(|&at| pattern.matches(pre, at, prefix_fuzz, suffix_fuzz));
+            let found =
+                [later, earlier].into_iter().flatten().find(|&at| pattern.matches(pre, at, prefix_fuzz, suffix_fuzz));
             if found.is_some() {
                 return found;
             }
@@ -172,11 +165,7 @@ pub(crate) fn apply_hunks_lenient<'a>(
     let mut offset = 0isize;
     let max_fuzz = isize::try_from(max_fuzz).unwrap_or(isize::MAX);
     for (index, hunk) in hunks.iter().enumerate() {
-        let mismatch = |reason: String| HunkMismatch {
-            hunk: index + 1,
-            patch_line: hunk.patch_line,
-            reason,
-        };
+        let mismatch = |reason: String| HunkMismatch { hunk: index + 1, patch_line: hunk.patch_line, reason };
         let pattern = Pattern::new(hunk);
         let stated = stated_index(hunk);
         let frozen = copied as isize;
@@ -187,24 +176,10 @@ pub(crate) fn apply_hunks_lenient<'a>(
             max: n - (pattern.len() - (fuzz + pattern.trailing - pattern.context)),
         };
         let found = (0..=top_fuzz).find_map(|fuzz| {
-            locate(
-                pre,
-                &pattern,
-                hunk.old_start,
-                &window_at(fuzz),
-                frozen,
-                fuzz,
-            )
-            .map(|at| (at, fuzz))
+            locate(pre, &pattern, hunk.old_start, &window_at(fuzz), frozen, fuzz).map(|at| (at, fuzz))
         });
         let Some((at, fuzz)) = found else {
-            return Err(mismatch(not_found_reason(
-                &pattern,
-                hunk,
-                &window_at(0),
-                n,
-                top_fuzz,
-            )));
+            return Err(mismatch(not_found_reason(&pattern, hunk, &window_at(0), n, top_fuzz)));
         };
 
         // Copy the file up to each change; context lines stay the file's own.
@@ -221,10 +196,7 @@ pub(crate) fn apply_hunks_lenient<'a>(
         };
         // `patch` ends an unterminated output line before copied lines, and before added
         // lines that no context line follows (it writes those after the hunk's old lines).
-        let last_context = hunk
-            .lines
-            .iter()
-            .rposition(|l| matches!(l, HunkLine::Context(_)));
+        let last_context = hunk.lines.iter().rposition(|l| matches!(l, HunkLine::Context(_)));
         let mut row = at;
         for (i, line) in hunk.lines.iter().enumerate() {
             match line {
@@ -272,13 +244,7 @@ fn emit<'a>(out: &mut Vec<&'a [u8]>, lines: &[&'a [u8]]) {
 }
 
 /// Why a hunk matched nowhere, at any fuzz up to `top_fuzz`.
-fn not_found_reason(
-    pattern: &Pattern<'_>,
-    hunk: &Hunk<'_>,
-    window: &Window,
-    n: isize,
-    top_fuzz: isize,
-) -> String {
+fn not_found_reason(pattern: &Pattern<'_>, hunk: &Hunk<'_>, window: &Window, n: isize, top_fuzz: isize) -> String {
     let leniency = if top_fuzz == 0 {
         if pattern.context == 0 {
             " (it has no context lines to ignore)".to_string()

@@ -26,20 +26,12 @@ pub(crate) fn diff_lines(a: &[&[u8]], b: &[&[u8]]) -> (Vec<Block>, bool) {
 /// [`diff_lines`] with another bound on the edit distance.
 pub(crate) fn diff_lines_within(a: &[&[u8]], b: &[&[u8]], max_edits: usize) -> (Vec<Block>, bool) {
     let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let suffix = a[prefix..]
-        .iter()
-        .rev()
-        .zip(b[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
+    let suffix = a[prefix..].iter().rev().zip(b[prefix..].iter().rev()).take_while(|(x, y)| x == y).count();
     let (a_mid, b_mid) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
     if a_mid.is_empty() && b_mid.is_empty() {
         return (Vec::new(), false);
     }
-    let whole = || Block {
-        old: prefix..prefix + a_mid.len(),
-        new: prefix..prefix + b_mid.len(),
-    };
+    let whole = || Block { old: prefix..prefix + a_mid.len(), new: prefix..prefix + b_mid.len() };
     if a_mid.is_empty() || b_mid.is_empty() {
         return (vec![whole()], false);
     }
@@ -72,11 +64,7 @@ fn myers(a: &[&[u8]], b: &[&[u8]], max_edits: usize) -> Option<Vec<Op>> {
         let mut k = -d;
         while k <= d {
             let idx = (offset + k) as usize;
-            let mut x = if k == -d || (k != d && v[idx - 1] < v[idx + 1]) {
-                v[idx + 1]
-            } else {
-                v[idx - 1] + 1
-            };
+            let mut x = if k == -d || (k != d && v[idx - 1] < v[idx + 1]) { v[idx + 1] } else { v[idx - 1] + 1 };
             let mut y = x - k;
             while x < n && y < m && a[x as usize] == b[y as usize] {
                 x += 1;
@@ -99,11 +87,7 @@ fn myers(a: &[&[u8]], b: &[&[u8]], max_edits: usize) -> Option<Vec<Op>> {
         let prev = &trace[d as usize];
         let get = |k: isize| prev[(k + d) as usize];
         let k = x - y;
-        let prev_k = if k == -d || (k != d && get(k - 1) < get(k + 1)) {
-            k + 1
-        } else {
-            k - 1
-        };
+        let prev_k = if k == -d || (k != d && get(k - 1) < get(k + 1)) { k + 1 } else { k - 1 };
         let prev_x = get(prev_k);
         let prev_y = prev_x - prev_k;
         while x > prev_x && y > prev_y {
@@ -140,23 +124,11 @@ fn blocks_from_ops(ops: &[Op], base: usize) -> Vec<Block> {
                 y += 1;
             }
             Op::Delete => {
-                current
-                    .get_or_insert(Block {
-                        old: x..x,
-                        new: y..y,
-                    })
-                    .old
-                    .end = x + 1;
+                current.get_or_insert(Block { old: x..x, new: y..y }).old.end = x + 1;
                 x += 1;
             }
             Op::Insert => {
-                current
-                    .get_or_insert(Block {
-                        old: x..x,
-                        new: y..y,
-                    })
-                    .new
-                    .end = y + 1;
+                current.get_or_insert(Block { old: x..x, new: y..y }).new.end = y + 1;
                 y += 1;
             }
         }

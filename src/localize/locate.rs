@@ -46,12 +46,7 @@ pub struct AppliedFile {
 /// first-appearance order, with their post-images.
 pub fn apply_patch(patch: &str, base: &dyn Snapshot) -> Result<Vec<AppliedFile>, LocateError> {
     let sections = parse_patch(patch)?;
-    let applied = apply_chain(
-        &sections,
-        base,
-        &mut SnapshotCache::default(),
-        DEFAULT_MAX_FUZZ,
-    )?;
+    let applied = apply_chain(&sections, base, &mut SnapshotCache::default(), DEFAULT_MAX_FUZZ)?;
     Ok(applied
         .files
         .into_iter()
@@ -82,17 +77,9 @@ pub struct SnapshotCache {
 impl SnapshotCache {
     pub(super) fn load(&mut self, path: &str, base: &dyn Snapshot) -> Result<(), LocateError> {
         if !self.pre.contains_key(path) {
-            let contents = base.read(path).map_err(|message| LocateError::Snapshot {
-                path: path.to_string(),
-                message,
-            })?;
-            self.pre.insert(
-                path.to_string(),
-                PreEntry {
-                    contents,
-                    parsed: None,
-                },
-            );
+            let contents =
+                base.read(path).map_err(|message| LocateError::Snapshot { path: path.to_string(), message })?;
+            self.pre.insert(path.to_string(), PreEntry { contents, parsed: None });
         }
         Ok(())
     }
@@ -115,10 +102,7 @@ pub struct Localizer {
 
 impl Default for Localizer {
     fn default() -> Self {
-        Localizer {
-            parsers: Parsers::default(),
-            max_fuzz: DEFAULT_MAX_FUZZ,
-        }
+        Localizer { parsers: Parsers::default(), max_fuzz: DEFAULT_MAX_FUZZ }
     }
 }
 
@@ -145,10 +129,7 @@ impl Collector {
     }
 
     fn note(&mut self, path: &str, reason: impl Into<String>) {
-        self.out.notes.push(FileNote {
-            path: path.to_string(),
-            reason: reason.into(),
-        });
+        self.out.notes.push(FileNote { path: path.to_string(), reason: reason.into() });
     }
 }
 
@@ -234,17 +215,10 @@ impl Localizer {
         cache: &mut SnapshotCache,
         out: &mut Collector,
     ) {
-        let (Some(pre_lang), Some(post_lang)) =
-            (Language::from_path(origin), Language::from_path(post_path))
-        else {
+        let (Some(pre_lang), Some(post_lang)) = (Language::from_path(origin), Language::from_path(post_path)) else {
             let name = origin.rsplit('/').next().unwrap_or(origin);
-            let kind = name
-                .rsplit_once('.')
-                .map_or_else(|| format!("`{name}`"), |(_, e)| format!("`.{e}`"));
-            out.note(
-                origin,
-                format!("no grammar for {kind} files: scored at file level only"),
-            );
+            let kind = name.rsplit_once('.').map_or_else(|| format!("`{name}`"), |(_, e)| format!("`.{e}`"));
+            out.note(origin, format!("no grammar for {kind} files: scored at file level only"));
             return;
         };
         let Some(entry) = cache.pre.get_mut(origin) else {
@@ -255,10 +229,7 @@ impl Localizer {
         let post_lines = split_lines(post);
         let (blocks, coarse) = diff_lines(&pre_lines, &post_lines);
         if coarse {
-            out.note(
-                origin,
-                "too many changes for an exact line diff: the changed region is taken as one block",
-            );
+            out.note(origin, "too many changes for an exact line diff: the changed region is taken as one block");
         }
         if let Some(reason) = unmappable(&pre_lines, &post_lines, &blocks, pre, post) {
             out.note(origin, format!("{reason}: scored at file level only"));
@@ -268,10 +239,7 @@ impl Localizer {
         // Pre-image: parsed once per snapshot.
         if entry.parsed.is_none() {
             let Some(parsed) = self.parsers.parse_pre(origin, pre_lang, pre, &pre_lines) else {
-                out.note(
-                    origin,
-                    "tree-sitter gave no tree: scored at file level only",
-                );
+                out.note(origin, "tree-sitter gave no tree: scored at file level only");
                 return;
             };
             entry.parsed = Some(parsed);
@@ -280,17 +248,11 @@ impl Localizer {
             return;
         };
         if let Some(error) = &pre_parsed.error {
-            out.out.parse_errors.push(FileNote {
-                path: origin.to_string(),
-                reason: format!("pre-image: {error}"),
-            });
+            out.out.parse_errors.push(FileNote { path: origin.to_string(), reason: format!("pre-image: {error}") });
         }
 
         // Post-image: incremental from the pre-image tree, reused if already seen.
-        let reuse = cache
-            .post
-            .get(origin)
-            .is_some_and(|(bytes, _)| bytes.as_slice() == post);
+        let reuse = cache.post.get(origin).is_some_and(|(bytes, _)| bytes.as_slice() == post);
         if !reuse {
             let old = (pre_lang == post_lang).then_some(PreImage {
                 tree: &pre_parsed.tree,
@@ -298,15 +260,10 @@ impl Localizer {
                 lines: &pre_lines,
             });
             let Some(parsed) = self.parsers.parse_post(post_lang, old, post, &post_lines) else {
-                out.note(
-                    origin,
-                    "tree-sitter gave no tree for the post-image: removed lines only",
-                );
+                out.note(origin, "tree-sitter gave no tree for the post-image: removed lines only");
                 return;
             };
-            cache
-                .post
-                .insert(origin.to_string(), (post.to_vec(), parsed));
+            cache.post.insert(origin.to_string(), (post.to_vec(), parsed));
         }
         let Some(entry) = cache.pre.get(origin) else {
             return;
@@ -318,10 +275,7 @@ impl Localizer {
             return;
         };
         if let Some(error) = &post_parsed.error {
-            out.out.parse_errors.push(FileNote {
-                path: origin.to_string(),
-                reason: format!("post-image: {error}"),
-            });
+            out.out.parse_errors.push(FileNote { path: origin.to_string(), reason: format!("post-image: {error}") });
         }
         let post_outline = &post_parsed.outline;
 
@@ -343,19 +297,12 @@ impl Localizer {
             for row in block.new.clone() {
                 if let Some(def) = clean_owner(post_outline, row, &mut unmapped) {
                     if let Some(class) = &def.class {
-                        let list = if pre_outline.classes.contains(class) {
-                            CLASSES
-                        } else {
-                            ADDED_CLASSES
-                        };
+                        let list = if pre_outline.classes.contains(class) { CLASSES } else { ADDED_CLASSES };
                         out.push(list, format!("{origin}:{class}"));
                     }
                     if def.kind == DefKind::Function {
-                        let list = if pre_outline.functions.contains(&def.qualified) {
-                            FUNCTIONS
-                        } else {
-                            ADDED_FUNCTIONS
-                        };
+                        let list =
+                            if pre_outline.functions.contains(&def.qualified) { FUNCTIONS } else { ADDED_FUNCTIONS };
                         out.push(list, format!("{origin}:{}", def.qualified));
                     }
                 }
@@ -392,13 +339,7 @@ fn clean_owner<'o>(outline: &'o Outline, row: usize, unmapped: &mut usize) -> Op
 }
 
 /// Why a file's changes cannot be mapped to definitions, if they cannot.
-fn unmappable(
-    pre_lines: &[&[u8]],
-    post_lines: &[&[u8]],
-    blocks: &[Block],
-    pre: &[u8],
-    post: &[u8],
-) -> Option<String> {
+fn unmappable(pre_lines: &[&[u8]], post_lines: &[&[u8]], blocks: &[Block], pre: &[u8], post: &[u8]) -> Option<String> {
     if pre.len() > MAX_PARSE_BYTES || post.len() > MAX_PARSE_BYTES {
         return Some(format!(
             "larger than {} MiB ({} bytes before, {} after)",

@@ -48,10 +48,7 @@ pub struct LevelScores {
 
 fn dedup(list: &[String]) -> Vec<&str> {
     let mut seen = HashSet::new();
-    list.iter()
-        .map(String::as_str)
-        .filter(|s| seen.insert(*s))
-        .collect()
+    list.iter().map(String::as_str).filter(|s| seen.insert(*s)).collect()
 }
 
 impl LevelScores {
@@ -73,11 +70,7 @@ impl LevelScores {
         };
         let precision = ratio(correct, predicted.len());
         let recall = ratio(correct, g);
-        let f1 = if precision + recall > 0.0 {
-            2.0 * precision * recall / (precision + recall)
-        } else {
-            0.0
-        };
+        let f1 = if precision + recall > 0.0 { 2.0 * precision * recall / (precision + recall) } else { 0.0 };
         let found_within = |k: usize| hits.iter().take(k).filter(|&&h| h).count();
         let acc = |k: usize| {
             if g > 0 && found_within(k) == g {

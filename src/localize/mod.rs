@@ -42,9 +42,8 @@ pub use locate::{apply_patch, locate, AppliedFile, Localizer, SnapshotCache};
 pub use metrics::{LevelAggregate, LevelScores, KS};
 pub use ranked::RankedLocations;
 pub use score::{
-    score_instances, summarize, Candidate, CandidateOutcome, GoldOutcome, InstanceLocalization,
-    InvalidInstance, LanguageAggregate, LevelAggregates, LevelResults, LocalizationAggregate,
-    LocalizationSummary, LocalizeItem,
+    score_instances, summarize, Candidate, CandidateOutcome, GoldOutcome, InstanceLocalization, InvalidInstance,
+    LanguageAggregate, LevelAggregates, LevelResults, LocalizationAggregate, LocalizationSummary, LocalizeItem,
 };
 pub use snapshot::{DirSnapshot, MemorySnapshot, Snapshot};
 

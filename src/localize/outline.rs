@@ -44,9 +44,7 @@ pub(crate) struct Outline {
 impl Outline {
     /// Whether `row` lies in an error node met outside any definition.
     pub fn in_error(&self, row: usize) -> bool {
-        self.error_rows
-            .iter()
-            .any(|&(start, end)| start <= row && row <= end)
+        self.error_rows.iter().any(|&(start, end)| start <= row && row <= end)
     }
 
     /// The innermost definition enclosing `row` (0-based).
@@ -58,38 +56,19 @@ impl Outline {
     }
 
     pub fn build(lang: Language, tree: &Tree, src: &[u8], rows: usize) -> Outline {
-        let mut outline = Outline {
-            row_owner: vec![NO_DEF; rows],
-            ..Outline::default()
-        };
+        let mut outline = Outline { row_owner: vec![NO_DEF; rows], ..Outline::default() };
         let root = tree.root_node();
         let mut cursor = root.walk();
         let mut stack: Vec<Item<'_>> = Vec::new();
-        let mut walk = Walk {
-            lang,
-            cursor: &mut cursor,
-            scratch: Vec::new(),
-        };
+        let mut walk = Walk { lang, cursor: &mut cursor, scratch: Vec::new() };
         walk.push_children(&mut stack, root, NO_DEF, usize::MAX, false);
 
-        while let Some(Item {
-            node,
-            parent,
-            enclosing,
-            lead_row,
-            in_error,
-        }) = stack.pop()
-        {
+        while let Some(Item { node, parent, enclosing, lead_row, in_error }) = stack.pop() {
             if node.is_error() || node.is_missing() {
                 let end = node.end_position();
-                let end_row = if end.column == 0 && end.row > node.start_position().row {
-                    end.row - 1
-                } else {
-                    end.row
-                };
-                outline
-                    .error_rows
-                    .push((node.start_position().row, end_row));
+                let end_row =
+                    if end.column == 0 && end.row > node.start_position().row { end.row - 1 } else { end.row };
+                outline.error_rows.push((node.start_position().row, end_row));
             }
             let in_error = in_error || node.is_error();
             let Some(found) = classify(lang, node, parent, lead_row, src) else {
@@ -130,11 +109,7 @@ impl Outline {
                 outline.classes.insert(class.clone());
             }
             let end = node.end_position();
-            let end_row = if end.column == 0 && end.row > found.start_row {
-                end.row - 1
-            } else {
-                end.row
-            };
+            let end_row = if end.column == 0 && end.row > found.start_row { end.row - 1 } else { end.row };
             let index = outline.defs.len() as u32;
             outline.defs.push(Def {
                 kind: found.kind,
@@ -204,11 +179,8 @@ impl<'t> Walk<'_, 't> {
             }
         }
         let lang = self.lang;
-        let declarations = self
-            .scratch
-            .iter()
-            .filter(|c| !is_attachment(lang, c.kind()) && !is_comment(c.kind()))
-            .count();
+        let declarations =
+            self.scratch.iter().filter(|c| !is_attachment(lang, c.kind()) && !is_comment(c.kind())).count();
         let wrap = if declarations == 1 && is_wrapper(lang, node.kind()) {
             lead_row.min(node.start_position().row)
         } else {
@@ -223,13 +195,7 @@ impl<'t> Walk<'_, 't> {
             } else if !is_comment(child.kind()) {
                 run = None;
             }
-            stack.push(Item {
-                node: child,
-                parent: Some(node),
-                enclosing,
-                lead_row,
-                in_error,
-            });
+            stack.push(Item { node: child, parent: Some(node), enclosing, lead_row, in_error });
         }
         stack[first..].reverse();
     }
@@ -256,14 +222,6 @@ pub(crate) fn first_error(tree: &Tree) -> Option<String> {
         break;
     }
     let p = node.start_position();
-    let what = if node.is_missing() {
-        format!("missing `{}`", node.kind())
-    } else {
-        "unexpected syntax".to_string()
-    };
-    Some(format!(
-        "syntax error at line {}, column {}: {what}",
-        p.row + 1,
-        p.column + 1
-    ))
+    let what = if node.is_missing() { format!("missing `{}`", node.kind()) } else { "unexpected syntax".to_string() };
+    Some(format!("syntax error at line {}, column {}: {what}", p.row + 1, p.column + 1))
 }

@@ -65,13 +65,7 @@ impl Parsers {
 
     /// Parses a pre-image at `path`, reusing the last version of `path` seen in any snapshot
     /// when it is close enough.
-    pub fn parse_pre(
-        &mut self,
-        path: &str,
-        lang: Language,
-        contents: &[u8],
-        lines: &[&[u8]],
-    ) -> Option<Parsed> {
+    pub fn parse_pre(&mut self, path: &str, lang: Language, contents: &[u8], lines: &[&[u8]]) -> Option<Parsed> {
         self.clock += 1;
         let mut old_tree = None;
         let clock = self.clock;
@@ -121,21 +115,11 @@ impl Parsers {
             self.recent.remove(path);
             return;
         }
-        let recent = Recent {
-            lang,
-            contents: contents.to_vec(),
-            tree: tree.clone(),
-            used: self.clock,
-        };
+        let recent = Recent { lang, contents: contents.to_vec(), tree: tree.clone(), used: self.clock };
         self.recent.insert(path.to_string(), recent);
         let mut bytes: usize = self.recent.values().map(|r| r.contents.len()).sum();
         while self.recent.len() > RECENT_FILES || bytes > RECENT_BYTES {
-            let Some(oldest) = self
-                .recent
-                .iter()
-                .min_by_key(|(_, r)| r.used)
-                .map(|(p, _)| p.clone())
-            else {
+            let Some(oldest) = self.recent.iter().min_by_key(|(_, r)| r.used).map(|(p, _)| p.clone()) else {
                 break;
             };
             if let Some(gone) = self.recent.remove(&oldest) {
@@ -148,11 +132,7 @@ impl Parsers {
 fn finish(lang: Language, tree: Tree, contents: &[u8], rows: usize) -> Parsed {
     let outline = Outline::build(lang, &tree, contents, rows);
     let error = first_error(&tree);
-    Parsed {
-        tree,
-        outline,
-        error,
-    }
+    Parsed { tree, outline, error }
 }
 
 /// The tree edits that turn `old_lines` into `new_lines`, block by block, each expressed in
@@ -195,18 +175,9 @@ pub(crate) fn edits(blocks: &[Block], old_lines: &[&[u8]], new_lines: &[&[u8]]) 
             let new = &new_lines[b.new.clone()];
             let old_len = old_off[b.old.end] - old_off[b.old.start];
             let new_len = new_off[b.new.end] - new_off[b.new.start];
-            let bytes = |lines: &[&[u8]]| {
-                lines
-                    .iter()
-                    .flat_map(|l| l.iter().copied())
-                    .collect::<Vec<u8>>()
-            };
+            let bytes = |lines: &[&[u8]]| lines.iter().flat_map(|l| l.iter().copied()).collect::<Vec<u8>>();
             let (old_bytes, new_bytes) = (bytes(old), bytes(new));
-            let prefix = old_bytes
-                .iter()
-                .zip(&new_bytes)
-                .take_while(|(a, b)| a == b)
-                .count();
+            let prefix = old_bytes.iter().zip(&new_bytes).take_while(|(a, b)| a == b).count();
             let suffix = old_bytes[prefix..]
                 .iter()
                 .rev()

@@ -33,19 +33,12 @@ pub(crate) struct Hunk<'p> {
 impl Hunk<'_> {
     /// Context lines before the first added or removed line.
     pub fn leading_context(&self) -> usize {
-        self.lines
-            .iter()
-            .take_while(|l| matches!(l, HunkLine::Context(_)))
-            .count()
+        self.lines.iter().take_while(|l| matches!(l, HunkLine::Context(_))).count()
     }
 
     /// Context lines after the last added or removed line.
     pub fn trailing_context(&self) -> usize {
-        self.lines
-            .iter()
-            .rev()
-            .take_while(|l| matches!(l, HunkLine::Context(_)))
-            .count()
+        self.lines.iter().rev().take_while(|l| matches!(l, HunkLine::Context(_))).count()
     }
 }
 
@@ -80,9 +73,7 @@ struct Lines<'p> {
 
 impl<'p> Lines<'p> {
     fn new(text: &'p [u8]) -> Self {
-        Lines {
-            lines: text.split_inclusive(|&b| b == b'\n').collect(),
-        }
+        Lines { lines: text.split_inclusive(|&b| b == b'\n').collect() }
     }
 
     fn get(&self, i: usize) -> Option<&'p [u8]> {
@@ -101,10 +92,7 @@ fn text(line: &[u8]) -> String {
 }
 
 fn parse_error(line: usize, reason: impl Into<String>) -> LocateError {
-    LocateError::Parse {
-        line,
-        reason: reason.into(),
-    }
+    LocateError::Parse { line, reason: reason.into() }
 }
 
 /// Parses a whole patch into its file sections, in patch order.
@@ -117,9 +105,7 @@ pub(crate) fn parse_patch(patch: &str) -> Result<Vec<FileSection<'_>>, LocateErr
             let (section, next) = parse_git_section(&lines, i)?;
             sections.push(section);
             i = next;
-        } else if line.starts_with(b"--- ")
-            && lines.get(i + 1).is_some_and(|l| l.starts_with(b"+++ "))
-        {
+        } else if line.starts_with(b"--- ") && lines.get(i + 1).is_some_and(|l| l.starts_with(b"+++ ")) {
             let (section, next) = parse_plain_section(&lines, i)?;
             sections.push(section);
             i = next;
@@ -137,10 +123,7 @@ pub(crate) fn parse_patch(patch: &str) -> Result<Vec<FileSection<'_>>, LocateErr
 
 /// A `diff --git` section starting at line `start`. Returns the section and the index of the
 /// first line after it.
-fn parse_git_section<'p>(
-    lines: &Lines<'p>,
-    start: usize,
-) -> Result<(FileSection<'p>, usize), LocateError> {
+fn parse_git_section<'p>(lines: &Lines<'p>, start: usize) -> Result<(FileSection<'p>, usize), LocateError> {
     let header_line = start + 1;
     let header = text(lines.get(start).unwrap_or_default());
     let (header_old, header_new) = split_git_header(&header["diff --git ".len()..])
@@ -196,15 +179,9 @@ fn parse_git_section<'p>(
             break;
         } else if t.starts_with(b"--- ") {
             let Some(plus) = lines.get(i + 1).filter(|l| l.starts_with(b"+++ ")) else {
-                return Err(parse_error(
-                    i + 1,
-                    "a `---` line is not followed by a `+++` line",
-                ));
+                return Err(parse_error(i + 1, "a `---` line is not followed by a `+++` line"));
             };
-            minus_plus = Some(strip_prefixes(
-                header_path(&value("--- ")),
-                header_path(&text(&plus[4..])),
-            ));
+            minus_plus = Some(strip_prefixes(header_path(&value("--- ")), header_path(&text(&plus[4..]))));
             i += 2;
             break;
         } else {
@@ -222,10 +199,7 @@ fn parse_git_section<'p>(
         (None, _, _, Some(from), Some(to)) => (Some(from.clone()), Some(to.clone())),
         (None, ..) => {
             let (old, new) = strip_prefixes(Some(header_old), Some(header_new));
-            (
-                if created { None } else { old },
-                if deleted { None } else { new },
-            )
+            (if created { None } else { old }, if deleted { None } else { new })
         }
     };
     section.old_path = old;
@@ -251,20 +225,12 @@ fn parse_git_section<'p>(
 }
 
 /// A `---`/`+++` section without a git header, starting at line `start`.
-fn parse_plain_section<'p>(
-    lines: &Lines<'p>,
-    start: usize,
-) -> Result<(FileSection<'p>, usize), LocateError> {
+fn parse_plain_section<'p>(lines: &Lines<'p>, start: usize) -> Result<(FileSection<'p>, usize), LocateError> {
     let minus = text(lines.get(start).unwrap_or_default());
     let plus = text(lines.get(start + 1).unwrap_or_default());
     let (old, new) = strip_prefixes(header_path(&minus[4..]), header_path(&plus[4..]));
     let kind = match (&old, &new) {
-        (None, None) => {
-            return Err(parse_error(
-                start + 1,
-                "both sides of the section are /dev/null",
-            ))
-        }
+        (None, None) => return Err(parse_error(start + 1, "both sides of the section are /dev/null")),
         (None, Some(_)) => SectionKind::Create,
         (Some(_), None) => SectionKind::Delete,
         (Some(o), Some(n)) if o != n => SectionKind::Rename,
@@ -285,35 +251,24 @@ fn parse_plain_section<'p>(
 }
 
 /// Reads consecutive hunks starting at line `i`; returns the first line after them.
-fn parse_hunks<'p>(
-    lines: &Lines<'p>,
-    mut i: usize,
-    section: &mut FileSection<'p>,
-) -> Result<usize, LocateError> {
+fn parse_hunks<'p>(lines: &Lines<'p>, mut i: usize, section: &mut FileSection<'p>) -> Result<usize, LocateError> {
     while let Some(line) = lines.get(i) {
         if !line.starts_with(b"@@ ") {
             break;
         }
         let patch_line = i + 1;
-        let (old_start, old_len, new_len) = parse_hunk_header(chomp(line)).ok_or_else(|| {
-            parse_error(
-                patch_line,
-                format!("malformed hunk header `{}`", text(line)),
-            )
-        })?;
-        let mut hunk = Hunk {
-            old_start,
-            old_len,
-            lines: Vec::new(),
-            patch_line,
-        };
+        let (old_start, old_len, new_len) = parse_hunk_header(chomp(line))
+            .ok_or_else(|| parse_error(patch_line, format!("malformed hunk header `{}`", text(line))))?;
+        let mut hunk = Hunk { old_start, old_len, lines: Vec::new(), patch_line };
         let (mut old_left, mut new_left) = (old_len, new_len);
         i += 1;
         while old_left > 0 || new_left > 0 {
             let Some(line) = lines.get(i) else {
                 return Err(parse_error(
                     patch_line,
-                    format!("the hunk ends early: {old_left} old and {new_left} new lines missing at the end of the patch"),
+                    format!(
+                        "the hunk ends early: {old_left} old and {new_left} new lines missing at the end of the patch"
+                    ),
                 ));
             };
             let (first, rest) = match line.split_first() {
@@ -366,10 +321,7 @@ fn parse_hunks<'p>(
 /// Applies a `\ No newline at end of file` marker to the hunk's last line.
 fn drop_final_newline(hunk: &mut Hunk<'_>, line: usize) -> Result<(), LocateError> {
     let Some(last) = hunk.lines.last_mut() else {
-        return Err(parse_error(
-            line,
-            "`\\ No newline at end of file` before any hunk line",
-        ));
+        return Err(parse_error(line, "`\\ No newline at end of file` before any hunk line"));
     };
     let (HunkLine::Context(s) | HunkLine::Remove(s) | HunkLine::Add(s)) = last;
     *s = s.strip_suffix(b"\n").unwrap_or(s);
@@ -397,11 +349,8 @@ fn parse_hunk_header(line: &[u8]) -> Option<(usize, usize, usize)> {
 /// `/dev/null`.
 fn header_path(raw: &str) -> Option<String> {
     let raw = raw.trim_end_matches(['\r', '\n']);
-    let path = if raw.starts_with('"') {
-        unquote(raw)
-    } else {
-        raw.split('\t').next().unwrap_or(raw).trim_end().to_string()
-    };
+    let path =
+        if raw.starts_with('"') { unquote(raw) } else { raw.split('\t').next().unwrap_or(raw).trim_end().to_string() };
     (path != "/dev/null").then_some(path)
 }
 
@@ -410,10 +359,7 @@ fn strip_prefixes(old: Option<String>, new: Option<String>) -> (Option<String>, 
     let old_ok = old.as_deref().is_none_or(|p| p.starts_with("a/"));
     let new_ok = new.as_deref().is_none_or(|p| p.starts_with("b/"));
     if old_ok && new_ok {
-        (
-            old.map(|p| p[2..].to_string()),
-            new.map(|p| p[2..].to_string()),
-        )
+        (old.map(|p| p[2..].to_string()), new.map(|p| p[2..].to_string()))
     } else {
         (old, new)
     }
@@ -500,10 +446,7 @@ fn unquote(s: &str) -> String {
 
 /// Checks and normalizes both paths of a section.
 fn check_paths(section: &mut FileSection<'_>) -> Result<(), LocateError> {
-    for path in [&mut section.old_path, &mut section.new_path]
-        .into_iter()
-        .flatten()
-    {
+    for path in [&mut section.old_path, &mut section.new_path].into_iter().flatten() {
         *path = safe_path(path)?;
     }
     Ok(())
@@ -511,10 +454,7 @@ fn check_paths(section: &mut FileSection<'_>) -> Result<(), LocateError> {
 
 /// A path relative to the repository root, or an error when it could leave the repository.
 pub(crate) fn safe_path(path: &str) -> Result<String, LocateError> {
-    let unsafe_path = |reason: &str| LocateError::UnsafePath {
-        path: path.to_string(),
-        reason: reason.to_string(),
-    };
+    let unsafe_path = |reason: &str| LocateError::UnsafePath { path: path.to_string(), reason: reason.to_string() };
     if path.is_empty() {
         return Err(unsafe_path("the path is empty"));
     }
@@ -532,9 +472,7 @@ pub(crate) fn safe_path(path: &str) -> Result<String, LocateError> {
         match part {
             "" | "." => {}
             ".." => return Err(unsafe_path("the path climbs out with `..`")),
-            ".git" if parts.is_empty() => {
-                return Err(unsafe_path("the path is inside the .git directory"))
-            }
+            ".git" if parts.is_empty() => return Err(unsafe_path("the path is inside the .git directory")),
             _ => parts.push(part),
         }
     }
@@ -542,9 +480,5 @@ pub(crate) fn safe_path(path: &str) -> Result<String, LocateError> {
         return Err(unsafe_path("the path names no file"));
     }
     // Keep backslashes inside names as they are; only drop empty and `.` components.
-    Ok(path
-        .split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect::<Vec<_>>()
-        .join("/"))
+    Ok(path.split('/').filter(|p| !p.is_empty() && *p != ".").collect::<Vec<_>>().join("/"))
 }

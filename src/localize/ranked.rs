@@ -22,19 +22,9 @@ pub struct RankedLocations {
     pub instance_id: Option<String>,
     #[serde(default, alias = "found_files")]
     pub files: Vec<String>,
-    #[serde(
-        default,
-        alias = "found_modules",
-        alias = "found_classes",
-        alias = "modules"
-    )]
+    #[serde(default, alias = "found_modules", alias = "found_classes", alias = "modules")]
     pub classes: Vec<String>,
-    #[serde(
-        default,
-        alias = "found_functions",
-        alias = "found_entities",
-        alias = "entities"
-    )]
+    #[serde(default, alias = "found_functions", alias = "found_entities", alias = "entities")]
     pub functions: Vec<String>,
 }
 
@@ -53,13 +43,7 @@ impl RankedLocations {
 fn normalize_list(list: &[String], entity: bool) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     list.iter()
-        .map(|s| {
-            if entity {
-                normalize_entity(s)
-            } else {
-                normalize_path(s)
-            }
-        })
+        .map(|s| if entity { normalize_entity(s) } else { normalize_path(s) })
         .filter(|s| !s.is_empty() && seen.insert(s.clone()))
         .collect()
 }

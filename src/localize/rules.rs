@@ -72,19 +72,11 @@ pub(crate) fn name_text(node: Node<'_>, src: &[u8]) -> String {
 }
 
 fn field_text(node: Node<'_>, field: &str, src: &[u8]) -> Option<String> {
-    node.child_by_field_name(field)
-        .map(|n| name_text(n, src))
-        .filter(|s| !s.is_empty())
+    node.child_by_field_name(field).map(|n| name_text(n, src)).filter(|s| !s.is_empty())
 }
 
 fn def<'t>(kind: DefKind, name: String, node: Node<'t>, descend: Option<Node<'t>>) -> Found<'t> {
-    Found {
-        kind,
-        name,
-        receiver: None,
-        descend,
-        start_row: node.start_position().row,
-    }
+    Found { kind, name, receiver: None, descend, start_row: node.start_position().row }
 }
 
 fn function<'t>(name: String, node: Node<'t>) -> Found<'t> {
@@ -127,13 +119,9 @@ pub(crate) fn classify<'t>(
 pub(crate) fn is_wrapper(lang: Language, kind: &str) -> bool {
     match lang {
         Language::Python => kind == "decorated_definition",
-        Language::JavaScript | Language::TypeScript | Language::Tsx => matches!(
-            kind,
-            "export_statement"
-                | "lexical_declaration"
-                | "variable_declaration"
-                | "expression_statement"
-        ),
+        Language::JavaScript | Language::TypeScript | Language::Tsx => {
+            matches!(kind, "export_statement" | "lexical_declaration" | "variable_declaration" | "expression_statement")
+        }
         Language::Cpp | Language::C => kind == "template_declaration",
         Language::Go => kind == "type_declaration",
         _ => false,
@@ -162,9 +150,7 @@ fn python<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
         "class_definition" => Some(class(field_text(node, "name", src)?, node)),
         "function_definition" => Some(function(field_text(node, "name", src)?, node)),
         "assignment" => {
-            let left = node
-                .child_by_field_name("left")
-                .filter(|l| l.kind() == "identifier")?;
+            let left = node.child_by_field_name("left").filter(|l| l.kind() == "identifier")?;
             let right = node.child_by_field_name("right")?;
             (right.kind() == "lambda").then(|| function(name_text(left, src), node))
         }
@@ -173,10 +159,7 @@ fn python<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
 }
 
 fn is_js_function(node: Node<'_>) -> bool {
-    matches!(
-        node.kind(),
-        "arrow_function" | "function_expression" | "function" | "generator_function"
-    )
+    matches!(node.kind(), "arrow_function" | "function_expression" | "function" | "generator_function")
 }
 
 /// A call whose direct arguments include a function (`memo(() => …)`, `forwardRef(function …)`).
@@ -195,19 +178,16 @@ fn is_js_wrapped_function(node: Node<'_>) -> bool {
 fn js_key_name(key: Node<'_>, src: &[u8]) -> String {
     let name = name_text(key, src);
     match key.kind() {
-        "string" => name
-            .trim_matches(|c| c == '"' || c == '\'' || c == '`')
-            .to_string(),
+        "string" => name.trim_matches(|c| c == '"' || c == '\'' || c == '`').to_string(),
         _ => name,
     }
 }
 
 fn js<'t>(node: Node<'t>, parent: Option<Node<'t>>, src: &[u8]) -> Option<Found<'t>> {
     match node.kind() {
-        "class_declaration"
-        | "abstract_class_declaration"
-        | "interface_declaration"
-        | "enum_declaration" => Some(class(field_text(node, "name", src)?, node)),
+        "class_declaration" | "abstract_class_declaration" | "interface_declaration" | "enum_declaration" => {
+            Some(class(field_text(node, "name", src)?, node))
+        }
         "class" => {
             // A class expression bound to a variable is named by the variable (handled there).
             if parent.is_some_and(|p| p.kind() == "variable_declarator") {
@@ -222,9 +202,7 @@ fn js<'t>(node: Node<'t>, parent: Option<Node<'t>>, src: &[u8]) -> Option<Found<
         | "method_signature"
         | "abstract_method_signature" => Some(function(field_text(node, "name", src)?, node)),
         "variable_declarator" => {
-            let name = node
-                .child_by_field_name("name")
-                .filter(|n| n.kind() == "identifier")?;
+            let name = node.child_by_field_name("name").filter(|n| n.kind() == "identifier")?;
             let value = node.child_by_field_name("value")?;
             let name = name_text(name, src);
             if is_js_function(value) || is_js_wrapped_function(value) {
@@ -251,12 +229,9 @@ fn js<'t>(node: Node<'t>, parent: Option<Node<'t>>, src: &[u8]) -> Option<Found<
             }
         }
         "field_definition" | "public_field_definition" => {
-            let key = node
-                .child_by_field_name("property")
-                .or_else(|| node.child_by_field_name("name"))?;
+            let key = node.child_by_field_name("property").or_else(|| node.child_by_field_name("name"))?;
             let value = node.child_by_field_name("value")?;
-            (is_js_function(value) || is_js_wrapped_function(value))
-                .then(|| function(js_key_name(key, src), node))
+            (is_js_function(value) || is_js_wrapped_function(value)).then(|| function(js_key_name(key, src), node))
         }
         "assignment_expression" => {
             if parent.is_none_or(|p| p.kind() != "expression_statement") {
@@ -297,26 +272,17 @@ fn java<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
 /// The base name of a type: `*pkg.List[T]` → `List`, `Foo<T>` → `Foo`, `&mut Bar` → `Bar`.
 fn base_type_name(node: Node<'_>, src: &[u8]) -> Option<String> {
     match node.kind() {
-        "type_identifier" | "identifier" | "primitive_type" | "name" | "constant" => {
-            Some(name_text(node, src))
-        }
-        "generic_type"
-        | "pointer_type"
-        | "reference_type"
-        | "qualified_type"
-        | "parameter_declaration" => {
-            let inner = node
-                .child_by_field_name("type")
-                .or_else(|| node.child_by_field_name("name"))
-                .unwrap_or(node);
+        "type_identifier" | "identifier" | "primitive_type" | "name" | "constant" => Some(name_text(node, src)),
+        "generic_type" | "pointer_type" | "reference_type" | "qualified_type" | "parameter_declaration" => {
+            let inner = node.child_by_field_name("type").or_else(|| node.child_by_field_name("name")).unwrap_or(node);
             if inner == node {
                 return first_type_identifier(node, src);
             }
             base_type_name(inner, src)
         }
-        "scoped_type_identifier" | "scoped_identifier" => node
-            .child_by_field_name("name")
-            .and_then(|n| base_type_name(n, src)),
+        "scoped_type_identifier" | "scoped_identifier" => {
+            node.child_by_field_name("name").and_then(|n| base_type_name(n, src))
+        }
         _ => first_type_identifier(node, src),
     }
 }
@@ -339,22 +305,13 @@ fn go<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
         "function_declaration" => Some(function(field_text(node, "name", src)?, node)),
         "method_declaration" => {
             let mut found = function(field_text(node, "name", src)?, node);
-            found.receiver = node
-                .child_by_field_name("receiver")
-                .and_then(|r| first_type_identifier(r, src));
+            found.receiver = node.child_by_field_name("receiver").and_then(|r| first_type_identifier(r, src));
             Some(found)
         }
         "type_spec" => {
             let ty = node.child_by_field_name("type")?;
             matches!(ty.kind(), "struct_type" | "interface_type")
-                .then(|| {
-                    def(
-                        DefKind::Class,
-                        field_text(node, "name", src).unwrap_or_default(),
-                        node,
-                        None,
-                    )
-                })
+                .then(|| def(DefKind::Class, field_text(node, "name", src).unwrap_or_default(), node, None))
                 .filter(|f| !f.name.is_empty())
         }
         _ => None,
@@ -363,12 +320,8 @@ fn go<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
 
 fn rust<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
     match node.kind() {
-        "function_item" | "function_signature_item" => {
-            Some(function(field_text(node, "name", src)?, node))
-        }
-        "struct_item" | "enum_item" | "union_item" | "trait_item" => {
-            Some(class(field_text(node, "name", src)?, node))
-        }
+        "function_item" | "function_signature_item" => Some(function(field_text(node, "name", src)?, node)),
+        "struct_item" | "enum_item" | "union_item" | "trait_item" => Some(class(field_text(node, "name", src)?, node)),
         "impl_item" => {
             let ty = node.child_by_field_name("type")?;
             Some(class(base_type_name(ty, src)?, node))
@@ -382,30 +335,22 @@ fn c_function_name(declarator: Node<'_>, src: &[u8]) -> Option<(String, Option<S
     let mut d = declarator;
     // Walk through pointer/reference/parenthesized/attributed declarators to the function one.
     while d.kind() != "function_declarator" {
-        d = d.child_by_field_name("declarator").or_else(|| {
-            (d.kind() == "reference_declarator")
-                .then(|| d.named_child(0))
-                .flatten()
-        })?;
+        d = d
+            .child_by_field_name("declarator")
+            .or_else(|| (d.kind() == "reference_declarator").then(|| d.named_child(0)).flatten())?;
     }
     let inner = d.child_by_field_name("declarator")?;
     match inner.kind() {
-        "identifier" | "field_identifier" | "destructor_name" | "operator_name" => {
-            Some((name_text(inner, src), None))
-        }
+        "identifier" | "field_identifier" | "destructor_name" | "operator_name" => Some((name_text(inner, src), None)),
         "template_function" => Some((field_text(inner, "name", src)?, None)),
         "qualified_identifier" => {
-            let scope = inner
-                .child_by_field_name("scope")
-                .map(|s| strip_template_args(&name_text(s, src)));
+            let scope = inner.child_by_field_name("scope").map(|s| strip_template_args(&name_text(s, src)));
             // The name may itself be qualified (`a::B::c`): keep its last part, and the part
             // before it as the scope.
             let mut name_node = inner.child_by_field_name("name")?;
             let mut scope = scope;
             while name_node.kind() == "qualified_identifier" {
-                scope = name_node
-                    .child_by_field_name("scope")
-                    .map(|s| strip_template_args(&name_text(s, src)));
+                scope = name_node.child_by_field_name("scope").map(|s| strip_template_args(&name_text(s, src)));
                 name_node = name_node.child_by_field_name("name")?;
             }
             let name = match name_node.kind() {
@@ -476,9 +421,7 @@ fn csharp<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
         | "local_function_statement" => Some(function(field_text(node, "name", src)?, node)),
         "indexer_declaration" => Some(function("this".to_string(), node)),
         "operator_declaration" | "conversion_operator_declaration" => {
-            let op = field_text(node, "operator", src)
-                .or_else(|| field_text(node, "type", src))
-                .unwrap_or_default();
+            let op = field_text(node, "operator", src).or_else(|| field_text(node, "type", src)).unwrap_or_default();
             Some(function(format!("operator{op}"), node))
         }
         _ => None,
@@ -498,13 +441,10 @@ fn ruby<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
 
 fn php<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
     match node.kind() {
-        "class_declaration"
-        | "interface_declaration"
-        | "trait_declaration"
-        | "enum_declaration" => Some(class(field_text(node, "name", src)?, node)),
-        "method_declaration" | "function_definition" => {
-            Some(function(field_text(node, "name", src)?, node))
+        "class_declaration" | "interface_declaration" | "trait_declaration" | "enum_declaration" => {
+            Some(class(field_text(node, "name", src)?, node))
         }
+        "method_declaration" | "function_definition" => Some(function(field_text(node, "name", src)?, node)),
         _ => None,
     }
 }

@@ -73,10 +73,7 @@ pub enum CandidateOutcome {
 impl CandidateOutcome {
     /// Whether the instance counts in the applied-only aggregates.
     pub fn counts_as_applied(&self) -> bool {
-        matches!(
-            self,
-            CandidateOutcome::Applied { .. } | CandidateOutcome::Ranked { .. }
-        )
+        matches!(self, CandidateOutcome::Applied { .. } | CandidateOutcome::Ranked { .. })
     }
 }
 
@@ -166,20 +163,14 @@ impl Localizer {
         let snapshot = &*item.snapshot;
         let gold = match self.locate(&item.gold_patch, snapshot, &mut cache) {
             Ok(locations) => GoldOutcome::Located { locations },
-            Err(e) => GoldOutcome::Invalid {
-                error: e.to_string(),
-            },
+            Err(e) => GoldOutcome::Invalid { error: e.to_string() },
         };
         let candidate = match item.candidate {
             Candidate::Patch(patch) => match self.locate(&patch, snapshot, &mut cache) {
                 Ok(locations) => CandidateOutcome::Applied { locations },
-                Err(e) => CandidateOutcome::NotApplied {
-                    error: e.to_string(),
-                },
+                Err(e) => CandidateOutcome::NotApplied { error: e.to_string() },
             },
-            Candidate::Ranked(ranked) => CandidateOutcome::Ranked {
-                locations: ranked.normalized(),
-            },
+            Candidate::Ranked(ranked) => CandidateOutcome::Ranked { locations: ranked.normalized() },
             Candidate::Missing => CandidateOutcome::Missing,
         };
         let language = item
@@ -187,13 +178,9 @@ impl Localizer {
             .map(|l| l.trim().to_ascii_lowercase())
             .filter(|l| !l.is_empty())
             .or_else(|| match &gold {
-                GoldOutcome::Located { locations } => infer_language(
-                    locations
-                        .files
-                        .iter()
-                        .chain(&locations.created_files)
-                        .map(String::as_str),
-                ),
+                GoldOutcome::Located { locations } => {
+                    infer_language(locations.files.iter().chain(&locations.created_files).map(String::as_str))
+                }
                 GoldOutcome::Invalid { .. } => None,
             })
             .unwrap_or_else(|| "unknown".to_string());
@@ -201,34 +188,23 @@ impl Localizer {
             GoldOutcome::Located { locations } => Some(level_results(locations, &candidate)),
             GoldOutcome::Invalid { .. } => None,
         };
-        InstanceLocalization {
-            instance_id: item.instance_id,
-            language,
-            gold,
-            candidate,
-            scores,
-        }
+        InstanceLocalization { instance_id: item.instance_id, language, gold, candidate, scores }
     }
 }
 
 fn level_results(gold: &PatchLocations, candidate: &CandidateOutcome) -> LevelResults {
     let empty: &[String] = &[];
     let (files, classes, functions) = match candidate {
-        CandidateOutcome::Applied { locations } => (
-            &locations.files[..],
-            &locations.classes[..],
-            &locations.functions[..],
-        ),
-        CandidateOutcome::Ranked { locations } => (
-            &locations.files[..],
-            &locations.classes[..],
-            &locations.functions[..],
-        ),
+        CandidateOutcome::Applied { locations } => {
+            (&locations.files[..], &locations.classes[..], &locations.functions[..])
+        }
+        CandidateOutcome::Ranked { locations } => {
+            (&locations.files[..], &locations.classes[..], &locations.functions[..])
+        }
         CandidateOutcome::NotApplied { .. } | CandidateOutcome::Missing => (empty, empty, empty),
     };
-    let level = |gold: &[String], predicted: &[String]| {
-        (!gold.is_empty()).then(|| LevelScores::compute(gold, predicted))
-    };
+    let level =
+        |gold: &[String], predicted: &[String]| (!gold.is_empty()).then(|| LevelScores::compute(gold, predicted));
     LevelResults {
         file: level(&gold.files, files),
         class: level(&gold.classes, classes),
@@ -237,24 +213,15 @@ fn level_results(gold: &PatchLocations, candidate: &CandidateOutcome) -> LevelRe
 }
 
 /// Scores every item with one default [`Localizer`] and aggregates the results.
-pub fn score_instances<'a>(
-    items: impl IntoIterator<Item = LocalizeItem<'a>>,
-) -> LocalizationSummary {
+pub fn score_instances<'a>(items: impl IntoIterator<Item = LocalizeItem<'a>>) -> LocalizationSummary {
     Localizer::new().score_all(items)
 }
 
 impl Localizer {
     /// Scores every item with this localizer (and its fuzz setting) and aggregates the results.
-    pub fn score_all<'a>(
-        &mut self,
-        items: impl IntoIterator<Item = LocalizeItem<'a>>,
-    ) -> LocalizationSummary {
-        let instances: Vec<InstanceLocalization> =
-            items.into_iter().map(|i| self.score(i)).collect();
-        LocalizationSummary {
-            aggregate: summarize(&instances),
-            instances,
-        }
+    pub fn score_all<'a>(&mut self, items: impl IntoIterator<Item = LocalizeItem<'a>>) -> LocalizationSummary {
+        let instances: Vec<InstanceLocalization> = items.into_iter().map(|i| self.score(i)).collect();
+        LocalizationSummary { aggregate: summarize(&instances), instances }
     }
 }
 
@@ -272,10 +239,9 @@ pub fn summarize(results: &[InstanceLocalization]) -> LocalizationAggregate {
     let invalid = results
         .iter()
         .filter_map(|r| match &r.gold {
-            GoldOutcome::Invalid { error } => Some(InvalidInstance {
-                instance_id: r.instance_id.clone(),
-                error: error.clone(),
-            }),
+            GoldOutcome::Invalid { error } => {
+                Some(InvalidInstance { instance_id: r.instance_id.clone(), error: error.clone() })
+            }
             GoldOutcome::Located { .. } => None,
         })
         .collect();

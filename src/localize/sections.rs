@@ -54,18 +54,10 @@ pub(super) fn apply_chain(
     max_fuzz: usize,
 ) -> Result<Applied, LocateError> {
     match apply_sections(sections, base, cache, Mode::Strict) {
-        Ok(files) => Ok(Applied {
-            files,
-            strict_error: None,
-            max_fuzz,
-        }),
+        Ok(files) => Ok(Applied { files, strict_error: None, max_fuzz }),
         Err(strict @ LocateError::DoesNotApply { .. }) => {
             let files = apply_sections(sections, base, cache, Mode::Lenient { max_fuzz })?;
-            Ok(Applied {
-                files,
-                strict_error: Some(strict),
-                max_fuzz,
-            })
+            Ok(Applied { files, strict_error: Some(strict), max_fuzz })
         }
         Err(e) => Err(e),
     }
@@ -99,12 +91,7 @@ impl Applied {
             });
         }
         for file in &self.files {
-            let moved: Vec<String> = file
-                .placements
-                .iter()
-                .filter(|p| !p.is_exact())
-                .map(describe)
-                .collect();
+            let moved: Vec<String> = file.placements.iter().filter(|p| !p.is_exact()).map(describe).collect();
             if moved.is_empty() {
                 continue;
             }
@@ -133,20 +120,11 @@ fn describe(p: &Placement) -> String {
     if p.fuzz > 0 {
         parts.push(format!("fuzz {}", p.fuzz));
     }
-    format!(
-        "hunk {} (patch line {}) at line {}: {}",
-        p.hunk,
-        p.patch_line,
-        p.at + 1,
-        parts.join(", ")
-    )
+    format!("hunk {} (patch line {}) at line {}: {}", p.hunk, p.patch_line, p.at + 1, parts.join(", "))
 }
 
 fn does_not_apply(path: &str, reason: impl Into<String>) -> LocateError {
-    LocateError::DoesNotApply {
-        path: path.to_string(),
-        reason: reason.into(),
-    }
+    LocateError::DoesNotApply { path: path.to_string(), reason: reason.into() }
 }
 
 /// Applies every section as `git apply` would, without the lenient fallback.
@@ -186,10 +164,7 @@ fn apply_sections(
         }
         cache.load(path, base)?;
         let Some(contents) = cache.contents(path).filter(|_| !gone.contains(path)) else {
-            return Err(does_not_apply(
-                path,
-                "the file does not exist at the base commit",
-            ));
+            return Err(does_not_apply(path, "the file does not exist at the base commit"));
         };
         files.push(Working {
             origin: Some(path.to_string()),
@@ -204,29 +179,21 @@ fn apply_sections(
         Ok(files.len() - 1)
     }
 
-    let apply = |path: &str,
-                 contents: &[u8],
-                 section: &FileSection<'_>|
-     -> Result<(Vec<u8>, Vec<Placement>), LocateError> {
-        if section.hunks.is_empty() {
-            return Ok((contents.to_vec(), Vec::new()));
-        }
-        let lines = split_lines(contents);
-        let applied = match mode {
-            Mode::Strict => apply_hunks(&lines, &section.hunks),
-            Mode::Lenient { max_fuzz } => apply_hunks_lenient(&lines, &section.hunks, max_fuzz),
+    let apply =
+        |path: &str, contents: &[u8], section: &FileSection<'_>| -> Result<(Vec<u8>, Vec<Placement>), LocateError> {
+            if section.hunks.is_empty() {
+                return Ok((contents.to_vec(), Vec::new()));
+            }
+            let lines = split_lines(contents);
+            let applied = match mode {
+                Mode::Strict => apply_hunks(&lines, &section.hunks),
+                Mode::Lenient { max_fuzz } => apply_hunks_lenient(&lines, &section.hunks, max_fuzz),
+            };
+            let (post, placements) = applied.map_err(|m: HunkMismatch| {
+                does_not_apply(path, format!("hunk {} (patch line {}): {}", m.hunk, m.patch_line, m.reason))
+            })?;
+            Ok((post.concat(), placements))
         };
-        let (post, placements) = applied.map_err(|m: HunkMismatch| {
-            does_not_apply(
-                path,
-                format!(
-                    "hunk {} (patch line {}): {}",
-                    m.hunk, m.patch_line, m.reason
-                ),
-            )
-        })?;
-        Ok((post.concat(), placements))
-    };
 
     for section in sections {
         match section.kind {
@@ -250,10 +217,7 @@ fn apply_sections(
                     cache.contents(path).is_some()
                 };
                 if live.contains_key(path) || exists_at_base {
-                    return Err(does_not_apply(
-                        path,
-                        "the patch creates a file that already exists",
-                    ));
+                    return Err(does_not_apply(path, "the patch creates a file that already exists"));
                 }
                 let source = match (section.kind, section.old_path.as_deref()) {
                     (SectionKind::Copy, Some(from)) => {
@@ -262,11 +226,8 @@ fn apply_sections(
                     }
                     _ => Vec::new(),
                 };
-                let (contents, placements) = if section.binary {
-                    (Vec::new(), Vec::new())
-                } else {
-                    apply(path, &source, section)?
-                };
+                let (contents, placements) =
+                    if section.binary { (Vec::new(), Vec::new()) } else { apply(path, &source, section)? };
                 files.push(Working {
                     origin: None,
                     path: path.to_string(),
@@ -307,10 +268,7 @@ fn apply_sections(
                     cache.contents(to).is_some()
                 };
                 if live.contains_key(to) || exists_at_base {
-                    return Err(does_not_apply(
-                        to,
-                        "the patch renames a file onto one that exists",
-                    ));
+                    return Err(does_not_apply(to, "the patch renames a file onto one that exists"));
                 }
                 let file = &mut files[i];
                 file.mode_change |= section.mode_change;

@@ -45,12 +45,7 @@ impl MemorySnapshot {
 
 impl<P: Into<String>, C: Into<Vec<u8>>> FromIterator<(P, C)> for MemorySnapshot {
     fn from_iter<I: IntoIterator<Item = (P, C)>>(iter: I) -> Self {
-        MemorySnapshot {
-            files: iter
-                .into_iter()
-                .map(|(p, c)| (p.into(), c.into()))
-                .collect(),
-        }
+        MemorySnapshot { files: iter.into_iter().map(|(p, c)| (p.into(), c.into())).collect() }
     }
 }
 
@@ -88,15 +83,12 @@ impl Snapshot for DirSnapshot {
             Err(e) => return Err(format!("cannot stat {}: {e}", full.display())),
         };
         if meta.file_type().is_symlink() {
-            let target = std::fs::read_link(&full)
-                .map_err(|e| format!("cannot read link {}: {e}", full.display()))?;
+            let target = std::fs::read_link(&full).map_err(|e| format!("cannot read link {}: {e}", full.display()))?;
             return Ok(Some(target.to_string_lossy().into_owned().into_bytes()));
         }
         if !meta.is_file() {
             return Ok(None);
         }
-        std::fs::read(&full)
-            .map(Some)
-            .map_err(|e| format!("cannot read {}: {e}", full.display()))
+        std::fs::read(&full).map(Some).map_err(|e| format!("cannot read {}: {e}", full.display()))
     }
 }

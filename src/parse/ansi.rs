@@ -81,30 +81,16 @@ mod tests {
         assert_eq!(strip_ansi("\x1b[32mPASSED\x1b[0m a::b"), "PASSED a::b");
         assert_eq!(strip_ansi("\x1b[1;31mERROR\x1b[m] x"), "ERROR] x");
         assert_eq!(strip_ansi("a\x1b]0;title\x07b"), "ab");
-        assert_eq!(
-            strip_ansi("a\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\b"),
-            "alinkb"
-        );
+        assert_eq!(strip_ansi("a\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\b"), "alinkb");
         assert_eq!(strip_ansi("ünï\x1b[2mcödé\x1b[22m"), "ünïcödé");
         assert!(matches!(strip_ansi("plain"), std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]
     fn truncated_and_odd_sequences_do_not_panic() {
-        for s in [
-            "\x1b",
-            "\x1b[",
-            "\x1b[31",
-            "x\x1b]abc",
-            "\x1b\u{e9}",
-            "\x1b[3\u{e9}m",
-            "\x1b]\u{e9}\x1b",
-        ] {
+        for s in ["\x1b", "\x1b[", "\x1b[31", "x\x1b]abc", "\x1b\u{e9}", "\x1b[3\u{e9}m", "\x1b]\u{e9}\x1b"] {
             let out = strip_ansi(s);
-            assert!(
-                !out.contains('\x1b') || s.ends_with('\x1b'),
-                "{s:?} -> {out:?}"
-            );
+            assert!(!out.contains('\x1b') || s.ends_with('\x1b'), "{s:?} -> {out:?}");
         }
         assert_eq!(strip_ansi("\x1b\u{e9}"), "\u{e9}");
         assert_eq!(strip_ansi("\x1b[3\u{e9}m"), "\u{e9}m");

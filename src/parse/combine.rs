@@ -28,10 +28,7 @@ pub(crate) struct TestMap {
 
 impl TestMap {
     pub fn new(repeats: Repeats) -> Self {
-        TestMap {
-            entries: Vec::new(),
-            repeats,
-        }
+        TestMap { entries: Vec::new(), repeats }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -48,8 +45,7 @@ impl TestMap {
         // Sort positions, not the (large) entries; ties keep their order of appearance.
         let mut order: Vec<usize> = (0..self.entries.len()).collect();
         order.sort_unstable_by(|&a, &b| self.entries[a].0.cmp(&self.entries[b].0).then(a.cmp(&b)));
-        let mut slots: Vec<Option<(String, TestResult)>> =
-            self.entries.into_iter().map(Some).collect();
+        let mut slots: Vec<Option<(String, TestResult)>> = self.entries.into_iter().map(Some).collect();
         let mut unique: Vec<(String, TestResult)> = Vec::with_capacity(slots.len());
         let mut numbered: Vec<(String, u32, TestResult)> = Vec::new();
         let mut seen = 0u32;
@@ -74,27 +70,23 @@ impl TestMap {
         for (base, mut n, result) in numbered {
             // A literal `x [2]` may exist already: take the next free number.
             loop {
-                if let std::collections::btree_map::Entry::Vacant(slot) =
-                    map.entry(format!("{base} [{n}]"))
-                {
+                if let std::collections::btree_map::Entry::Vacant(slot) = map.entry(format!("{base} [{n}]")) {
                     slot.insert(result);
                     break;
                 }
                 n += 1;
             }
         }
-        let note = source
-            .filter(|_| repeated > 0)
-            .map(|source| match self.repeats {
-                Repeats::Merge => format!(
+        let note = source.filter(|_| repeated > 0).map(|source| match self.repeats {
+            Repeats::Merge => format!(
                 "{source}: {repeated} results repeated an earlier id and were merged into it (the \
                  most severe status is kept)"
             ),
-                Repeats::Number => format!(
+            Repeats::Number => format!(
                 "{source}: {repeated} results repeated an earlier id and were numbered ` [2]`, \
                  ` [3]`, … in order of appearance"
             ),
-            });
+        });
         (map, note)
     }
 }
@@ -174,12 +166,7 @@ pub(crate) fn combine(
                     disagreements.len()
                 ));
             }
-            Ok(ParsedTests {
-                tests: map,
-                source: ResultSource::Structured,
-                disagreements,
-                notes,
-            })
+            Ok(ParsedTests { tests: map, source: ResultSource::Structured, disagreements, notes })
         }
         (structured, Read::Found(map, mut console_notes)) if !map.is_empty() => {
             let why = match structured {
@@ -188,12 +175,7 @@ pub(crate) fn combine(
             };
             let mut notes = vec![format!("read the console because {why}")];
             notes.append(&mut console_notes);
-            Ok(ParsedTests {
-                tests: map,
-                source: ResultSource::Console,
-                disagreements: Vec::new(),
-                notes,
-            })
+            Ok(ParsedTests { tests: map, source: ResultSource::Console, disagreements: Vec::new(), notes })
         }
         (structured, console) => {
             let reason = |read: Read| match read {

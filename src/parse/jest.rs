@@ -27,14 +27,10 @@ use serde::Deserialize;
 use super::ansi::strip_ansi;
 use super::combine::{combine, Read, Repeats, TestMap};
 use super::{
-    has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport,
-    TestResult, TestStatus,
+    has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus,
 };
 
-pub(crate) fn parse(
-    console: &str,
-    structured: &[StructuredReport],
-) -> Result<ParsedTests, ParseError> {
+pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     let text = strip_ansi(console);
     let structured = read_structured(structured, &text);
     let console = read_console(&text);
@@ -52,19 +48,11 @@ fn test_result(file: &str, ancestors: &[impl AsRef<str>], status: TestStatus) ->
         }
         class
     });
-    TestResult {
-        status,
-        file: Some(file.to_string()),
-        class,
-    }
+    TestResult { status, file: Some(file.to_string()), class }
 }
 
 fn file_result(file: &str, status: TestStatus) -> TestResult {
-    TestResult {
-        status,
-        file: Some(file.to_string()),
-        class: None,
-    }
+    TestResult { status, file: Some(file.to_string()), class: None }
 }
 
 // ---------------------------------------------------------------- JSON
@@ -129,20 +117,14 @@ fn json_status(status: &str) -> Option<TestStatus> {
 
 fn read_structured(reports: &[StructuredReport], console: &str) -> Read {
     let mut notes = Vec::new();
-    let candidates: Vec<&StructuredReport> = reports
-        .iter()
-        .filter(|r| has_extension(&r.name, "json"))
-        .collect();
+    let candidates: Vec<&StructuredReport> = reports.iter().filter(|r| has_extension(&r.name, "json")).collect();
     let mut problems = Vec::new();
     for report in &candidates {
         let text = text_of(&report.bytes);
         match json::document::<Report>(&text, "numFailedTestSuites") {
             Ok((doc, mixed)) => {
                 if mixed {
-                    notes.push(format!(
-                        "{} holds other text around jest's JSON; the JSON was extracted",
-                        report.name
-                    ));
+                    notes.push(format!("{} holds other text around jest's JSON; the JSON was extracted", report.name));
                 }
                 return from_report(doc, notes);
             }
@@ -194,9 +176,7 @@ fn from_report(doc: Report, mut notes: Vec<String>) -> Read {
         }
     }
     if unknown > 0 {
-        notes.push(format!(
-            "structured: {unknown} tests had a status jest documents no meaning for; left out"
-        ));
+        notes.push(format!("structured: {unknown} tests had a status jest documents no meaning for; left out"));
     }
     Read::found(map, notes, "structured")
 }
@@ -230,13 +210,7 @@ fn read_console(text: &str) -> Read {
         }
         if let Some((passed, file)) = header(line) {
             finish(&mut map, block.take());
-            block = Some(Block {
-                file: file.to_string(),
-                passed,
-                tests: 0,
-                suite_error: false,
-                failures: Vec::new(),
-            });
+            block = Some(Block { file: file.to_string(), passed, tests: 0, suite_error: false, failures: Vec::new() });
             describes.clear();
             in_details = false;
             continue;
@@ -296,17 +270,10 @@ fn read_console(text: &str) -> Read {
 fn finish(map: &mut TestMap, block: Option<Block>) {
     let Some(block) = block else { return };
     if block.suite_error {
-        map.insert(
-            block.file.clone(),
-            file_result(&block.file, TestStatus::Error),
-        );
+        map.insert(block.file.clone(), file_result(&block.file, TestStatus::Error));
     } else if block.tests == 0 {
         // No verbose tree: the file's own entry, plus the failing tests its headings name.
-        let status = if block.passed {
-            TestStatus::Passed
-        } else {
-            TestStatus::Failed
-        };
+        let status = if block.passed { TestStatus::Passed } else { TestStatus::Failed };
         map.insert(block.file.clone(), file_result(&block.file, status));
         for heading in block.failures {
             let path: Vec<&str> = heading.split(" › ").collect();
@@ -340,23 +307,14 @@ fn header(line: &str) -> Option<(bool, &str)> {
         }
         start += token.len() + 1;
     }
-    let file = if start < rest.len() {
-        rest[start..].trim()
-    } else {
-        rest
-    };
+    let file = if start < rest.len() { rest[start..].trim() } else { rest };
     (!file.is_empty()).then_some((passed, file))
 }
 
 fn is_console_call(trimmed: &str) -> bool {
     matches!(
         trimmed.trim_end(),
-        "console.log"
-            | "console.error"
-            | "console.warn"
-            | "console.info"
-            | "console.debug"
-            | "console.trace"
+        "console.log" | "console.error" | "console.warn" | "console.info" | "console.debug" | "console.trace"
     )
 }
 
@@ -368,14 +326,8 @@ fn test_line(trimmed: &str) -> Option<(TestStatus, &str)> {
     let (status, title) = match mark {
         '✓' | '√' => (TestStatus::Passed, rest),
         '✕' | '×' => (TestStatus::Failed, rest),
-        '○' => (
-            TestStatus::Skipped,
-            rest.strip_prefix("skipped ").unwrap_or(rest),
-        ),
-        '✎' => (
-            TestStatus::Skipped,
-            rest.strip_prefix("todo ").unwrap_or(rest),
-        ),
+        '○' => (TestStatus::Skipped, rest.strip_prefix("skipped ").unwrap_or(rest)),
+        '✎' => (TestStatus::Skipped, rest.strip_prefix("todo ").unwrap_or(rest)),
         _ => return None,
     };
     Some((status, strip_duration(title.trim_end())))
@@ -390,14 +342,9 @@ fn strip_duration(text: &str) -> &str {
         return text;
     };
     let inside = &body[open + 2..];
-    let number = inside
-        .strip_suffix(" ms")
-        .or_else(|| inside.strip_suffix(" s"))
-        .or_else(|| inside.strip_suffix("ms"));
+    let number = inside.strip_suffix(" ms").or_else(|| inside.strip_suffix(" s")).or_else(|| inside.strip_suffix("ms"));
     match number {
-        Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'.') => {
-            &text[..open]
-        }
+        Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'.') => &text[..open],
         _ => text,
     }
 }

@@ -10,10 +10,7 @@ const MAX_CANDIDATES: usize = 64;
 /// A JSON document of type `T`: first the whole text, then the last object in it that starts
 /// with `{ "<key>"` and parses as `T` (text after the object is ignored). `Err` carries why the
 /// whole text did not parse, for the caller's note.
-pub(crate) fn document<'a, T: Deserialize<'a>>(
-    text: &'a str,
-    key: &str,
-) -> Result<(T, bool), String> {
+pub(crate) fn document<'a, T: Deserialize<'a>>(text: &'a str, key: &str) -> Result<(T, bool), String> {
     let whole = match serde_json::from_str::<T>(text) {
         Ok(value) => return Ok((value, false)),
         Err(err) => err,

@@ -45,11 +45,7 @@ pub enum JunitError {
     #[error("is truncated: the XML ends inside <{open}> after {cases} test cases")]
     Truncated { open: String, cases: usize },
     #[error("is invalid XML at byte {position} after {cases} test cases: {message}")]
-    Invalid {
-        position: u64,
-        message: String,
-        cases: usize,
-    },
+    Invalid { position: u64, message: String, cases: usize },
 }
 
 /// Reads `xml` and calls `each` for every test case, in document order. Returns the number of
@@ -69,47 +65,22 @@ pub fn read_cases(xml: &str, mut each: impl FnMut(Case)) -> Result<usize, JunitE
             Ok(event) => event,
             // Every syntax error quick-xml reports is a construct left open at the end.
             Err(quick_xml::Error::Syntax(_)) => {
-                let open = open
-                    .last()
-                    .cloned()
-                    .unwrap_or_else(|| "document".to_string());
+                let open = open.last().cloned().unwrap_or_else(|| "document".to_string());
                 return Err(JunitError::Truncated { open, cases });
             }
             Err(err) => {
-                return Err(JunitError::Invalid {
-                    position: reader.error_position(),
-                    message: err.to_string(),
-                    cases,
-                })
+                return Err(JunitError::Invalid { position: reader.error_position(), message: err.to_string(), cases })
             }
         };
         match event {
             Event::Start(tag) => {
                 let depth = open.len();
-                handle_tag(
-                    &tag,
-                    depth,
-                    false,
-                    &mut suites,
-                    &mut current,
-                    &mut saw_junit,
-                    &mut cases,
-                    &mut each,
-                );
+                handle_tag(&tag, depth, false, &mut suites, &mut current, &mut saw_junit, &mut cases, &mut each);
                 open.push(tag.local_name().as_ref().to_string());
             }
             Event::Empty(tag) => {
                 let depth = open.len();
-                handle_tag(
-                    &tag,
-                    depth,
-                    true,
-                    &mut suites,
-                    &mut current,
-                    &mut saw_junit,
-                    &mut cases,
-                    &mut each,
-                );
+                handle_tag(&tag, depth, true, &mut suites, &mut current, &mut saw_junit, &mut cases, &mut each);
             }
             Event::End(_) => {
                 let Some(name) = open.pop() else { continue };
@@ -135,10 +106,7 @@ pub fn read_cases(xml: &str, mut each: impl FnMut(Case)) -> Result<usize, JunitE
         }
     }
     if let Some(name) = open.last() {
-        return Err(JunitError::Truncated {
-            open: name.clone(),
-            cases,
-        });
+        return Err(JunitError::Truncated { open: name.clone(), cases });
     }
     if !saw_junit {
         return Err(JunitError::NotJunit);
@@ -202,9 +170,7 @@ fn handle_tag(
             let outcome = match child {
                 "error" => Outcome::Error,
                 "failure" => Outcome::Failed,
-                _ => Outcome::Skipped {
-                    xfail: attr(tag, "type").is_some_and(|t| t == "pytest.xfail"),
-                },
+                _ => Outcome::Skipped { xfail: attr(tag, "type").is_some_and(|t| t == "pytest.xfail") },
             };
             case.outcome = worse(case.outcome, outcome);
         }

@@ -23,22 +23,16 @@
 use super::ansi::strip_ansi;
 use super::combine::{combine, FastSet, Read, Repeats, TestMap};
 use super::junit::{read_cases, JunitError, Outcome};
-use super::{
-    has_extension, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus,
-};
+use super::{has_extension, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus};
 
 pub mod surefire_console;
 
-pub(crate) fn parse(
-    console: &str,
-    structured: &[StructuredReport],
-) -> Result<ParsedTests, ParseError> {
+pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     let text = strip_ansi(console);
     let console = surefire_console::read_console(&text);
     let (mut structured, covered, broken) = read_structured(structured);
     if broken > 0 {
-        if let (Read::Found(map, notes), Read::Found(console_map, _)) = (&mut structured, &console)
-        {
+        if let (Read::Found(map, notes), Read::Found(console_map, _)) = (&mut structured, &console) {
             let mut added = 0usize;
             for (id, result) in console_map {
                 let class = result.class.as_deref().unwrap_or(id);
@@ -47,9 +41,7 @@ pub(crate) fn parse(
                     added += 1;
                 }
             }
-            notes.push(format!(
-                "{added} console results were added for classes no readable report covers"
-            ));
+            notes.push(format!("{added} console results were added for classes no readable report covers"));
         }
     }
     combine(structured, console, |_, _| None)
@@ -61,9 +53,7 @@ pub(crate) fn is_class_name(name: &str) -> bool {
     !name.is_empty()
         && name.split('.').all(|segment| {
             let mut chars = segment.chars();
-            chars
-                .next()
-                .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+            chars.next().is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
                 && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
         })
 }
@@ -106,10 +96,7 @@ fn read_structured(reports: &[StructuredReport]) -> (Read, FastSet<String>, usiz
     let mut problems = Vec::new();
     let mut display_named = 0usize;
     let mut readable = 0usize;
-    let candidates: Vec<&StructuredReport> = reports
-        .iter()
-        .filter(|r| has_extension(&r.name, "xml"))
-        .collect();
+    let candidates: Vec<&StructuredReport> = reports.iter().filter(|r| has_extension(&r.name, "xml")).collect();
     for report in &candidates {
         let text = text_of(&report.bytes);
         let mut cases = Vec::new();
@@ -130,27 +117,15 @@ fn read_structured(reports: &[StructuredReport]) -> (Read, FastSet<String>, usiz
                 for (id, class, suite, renamed, status) in cases {
                     display_named += usize::from(renamed);
                     // Cases come grouped by class: record each class and suite once.
-                    if !last
-                        .as_ref()
-                        .is_some_and(|(c, s)| *c == class && *s == suite)
-                    {
+                    if !last.as_ref().is_some_and(|(c, s)| *c == class && *s == suite) {
                         covered.insert(class.clone());
                         covered.extend(suite.as_deref().map(str::to_string));
                         last = Some((class.clone(), suite));
                     }
-                    map.insert(
-                        id,
-                        TestResult {
-                            status,
-                            file: None,
-                            class: Some(class),
-                        },
-                    );
+                    map.insert(id, TestResult { status, file: None, class: Some(class) });
                 }
             }
-            Err(JunitError::NotJunit) => {
-                notes.push(format!("{} is not a surefire report; ignored", report.name))
-            }
+            Err(JunitError::NotJunit) => notes.push(format!("{} is not a surefire report; ignored", report.name)),
             Err(err) => problems.push(format!("the report {} {err}; it was left out", report.name)),
         }
     }

@@ -25,14 +25,10 @@ use serde::Deserialize;
 use super::ansi::strip_ansi;
 use super::combine::{combine, FastMap, Read, Repeats, TestMap};
 use super::{
-    has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport,
-    TestResult, TestStatus,
+    has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus,
 };
 
-pub(crate) fn parse(
-    console: &str,
-    structured: &[StructuredReport],
-) -> Result<ParsedTests, ParseError> {
+pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     let text = strip_ansi(console);
     let structured = read_structured(structured);
     let console = read_console(&text);
@@ -76,10 +72,7 @@ impl Test<'_> {
         match self.file.as_deref().filter(|f| !f.is_empty()) {
             Some(file) => {
                 let file = relative_path(file);
-                (
-                    format!("{file} > {}", self.full_title),
-                    Some(file.to_string()),
-                )
+                (format!("{file} > {}", self.full_title), Some(file.to_string()))
             }
             None => (self.full_title.to_string(), None),
         }
@@ -87,14 +80,9 @@ impl Test<'_> {
 }
 
 fn is_hook(title: &str) -> bool {
-    [
-        "\"before all\" hook",
-        "\"before each\" hook",
-        "\"after all\" hook",
-        "\"after each\" hook",
-    ]
-    .iter()
-    .any(|h| title.starts_with(h))
+    ["\"before all\" hook", "\"before each\" hook", "\"after all\" hook", "\"after each\" hook"]
+        .iter()
+        .any(|h| title.starts_with(h))
 }
 
 fn read_structured(reports: &[StructuredReport]) -> Read {
@@ -105,10 +93,7 @@ fn read_structured(reports: &[StructuredReport]) -> Read {
             Ok((doc, mixed)) => {
                 let mut notes = Vec::new();
                 if mixed {
-                    notes.push(format!(
-                        "{} holds other text around mocha's JSON; the JSON was extracted",
-                        report.name
-                    ));
+                    notes.push(format!("{} holds other text around mocha's JSON; the JSON was extracted", report.name));
                 }
                 return from_report(&doc, notes, "structured");
             }
@@ -127,10 +112,7 @@ fn read_structured(reports: &[StructuredReport]) -> Read {
 
 fn from_report(doc: &Report, mut notes: Vec<String>, source: &str) -> Read {
     let mut counts: FastMap<(&str, &str), [usize; 3]> = FastMap::default();
-    for (slot, list) in [&doc.passes, &doc.failures, &doc.pending]
-        .into_iter()
-        .enumerate()
-    {
+    for (slot, list) in [&doc.passes, &doc.failures, &doc.pending].into_iter().enumerate() {
         for t in list {
             counts.entry(t.key()).or_default()[slot] += 1;
         }
@@ -161,14 +143,7 @@ fn from_report(doc: &Report, mut notes: Vec<String>, source: &str) -> Read {
             continue;
         };
         let (id, file) = t.id();
-        map.insert(
-            id,
-            TestResult {
-                status,
-                file,
-                class: None,
-            },
-        );
+        map.insert(id, TestResult { status, file, class: None });
     }
     // Failures no test accounts for are hooks (or errors outside any test): ERROR entries.
     for t in &doc.failures {
@@ -178,19 +153,10 @@ fn from_report(doc: &Report, mut notes: Vec<String>, source: &str) -> Read {
         }
         slots[FAIL] -= 1;
         let (id, file) = t.id();
-        map.insert(
-            id,
-            TestResult {
-                status: TestStatus::Error,
-                file,
-                class: None,
-            },
-        );
+        map.insert(id, TestResult { status: TestStatus::Error, file, class: None });
     }
     if unreported > 0 {
-        notes.push(format!(
-            "{source}: {unreported} tests are listed without an outcome (run interrupted?); left out"
-        ));
+        notes.push(format!("{source}: {unreported} tests are listed without an outcome (run interrupted?); left out"));
     }
     Read::found(map, notes, source)
 }
@@ -199,11 +165,7 @@ fn from_report(doc: &Report, mut notes: Vec<String>, source: &str) -> Read {
 
 fn read_console(text: &str) -> Read {
     if let Ok((doc, _)) = json::document::<Report>(text, "stats") {
-        return from_report(
-            &doc,
-            vec!["console: read mocha's JSON from the console output".to_string()],
-            "console",
-        );
+        return from_report(&doc, vec!["console: read mocha's JSON from the console output".to_string()], "console");
     }
     let mut map = TestMap::new(Repeats::Number);
     let mut suites: Vec<&str> = Vec::new();
@@ -226,19 +188,8 @@ fn read_console(text: &str) -> Read {
                     id.push(' ');
                 }
                 id.push_str(title);
-                let status = if status == TestStatus::Failed && is_hook(title) {
-                    TestStatus::Error
-                } else {
-                    status
-                };
-                map.insert(
-                    id,
-                    TestResult {
-                        status,
-                        file: None,
-                        class: None,
-                    },
-                );
+                let status = if status == TestStatus::Failed && is_hook(title) { TestStatus::Error } else { status };
+                map.insert(id, TestResult { status, file: None, class: None });
             }
             None => {
                 suites.truncate(depth);
@@ -247,15 +198,11 @@ fn read_console(text: &str) -> Read {
         }
     }
     if map.is_empty() {
-        return Read::Unusable(
-            "it shows neither mocha's JSON nor spec reporter results".to_string(),
-        );
+        return Read::Unusable("it shows neither mocha's JSON nor spec reporter results".to_string());
     }
-    let notes = vec![
-        "console: mocha's spec output names no files, so these ids are the bare \
+    let notes = vec!["console: mocha's spec output names no files, so these ids are the bare \
                           full titles (`<suites> <title>`), without the `<file> > ` prefix"
-            .to_string(),
-    ];
+        .to_string()];
     Read::found(map, notes, "console")
 }
 
@@ -269,18 +216,14 @@ fn is_summary(trimmed: &str) -> bool {
 
 /// A test line of the spec reporter: `✔ title (151ms)`, `✓ title`, `3) title`, `- title`.
 fn spec_test(trimmed: &str) -> Option<(TestStatus, &str)> {
-    if let Some(rest) = trimmed
-        .strip_prefix("✔ ")
-        .or_else(|| trimmed.strip_prefix("✓ "))
-    {
+    if let Some(rest) = trimmed.strip_prefix("✔ ").or_else(|| trimmed.strip_prefix("✓ ")) {
         return Some((TestStatus::Passed, strip_duration(rest)));
     }
     if let Some(rest) = trimmed.strip_prefix("- ") {
         return Some((TestStatus::Skipped, rest));
     }
     let (number, rest) = trimmed.split_once(") ")?;
-    (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
-        .then_some((TestStatus::Failed, rest))
+    (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())).then_some((TestStatus::Failed, rest))
 }
 
 /// `title (151ms)` → `title`.

@@ -51,10 +51,7 @@ impl TestStatus {
 
     /// Whether this status is a failure of the run (as opposed to passing or skipped).
     pub fn is_failure(self) -> bool {
-        matches!(
-            self,
-            TestStatus::Failed | TestStatus::Error | TestStatus::Xpass
-        )
+        matches!(self, TestStatus::Failed | TestStatus::Error | TestStatus::Xpass)
     }
 }
 
@@ -136,11 +133,7 @@ pub enum ParseError {
 /// (see [`ParsedTests::disagreements`]). Otherwise the console is parsed and `notes` says why.
 /// Never panics on any input; returns [`ParseError::NoResults`] when neither source holds a
 /// recognizable test result.
-pub fn parse(
-    kind: ParserKind,
-    console: &str,
-    structured: &[StructuredReport],
-) -> Result<ParsedTests, ParseError> {
+pub fn parse(kind: ParserKind, console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     match kind {
         ParserKind::Pytest => pytest::parse(console, structured),
         ParserKind::Jest => jest::parse(console, structured),

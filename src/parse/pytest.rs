@@ -31,15 +31,9 @@ use std::collections::HashMap;
 use super::ansi::strip_ansi;
 use super::combine::{combine, Read, Repeats, TestMap};
 use super::junit::{read_cases, Case, JunitError, Outcome};
-use super::{
-    has_extension, relative_path, text_of, ParseError, ParsedTests, StructuredReport, TestResult,
-    TestStatus,
-};
+use super::{has_extension, relative_path, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus};
 
-pub(crate) fn parse(
-    console: &str,
-    structured: &[StructuredReport],
-) -> Result<ParsedTests, ParseError> {
+pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     let text = strip_ansi(console);
     let console = read_console(&text);
     let structured = read_structured(structured, &console);
@@ -65,11 +59,7 @@ fn status_word(word: &str) -> Option<TestStatus> {
 
 fn result_for(id: &str, status: TestStatus) -> TestResult {
     let (file, class) = split_node_id(id);
-    TestResult {
-        status,
-        file: Some(file.to_string()),
-        class: class.map(str::to_string),
-    }
+    TestResult { status, file: Some(file.to_string()), class: class.map(str::to_string) }
 }
 
 /// The file part and the class part (`path::Class::Inner`) of a node id.
@@ -237,10 +227,7 @@ fn verbose_line(line: &str) -> Option<(TestStatus, &str)> {
 // ---------------------------------------------------------------- JUnit XML
 
 fn read_structured(reports: &[StructuredReport], console: &Read) -> Read {
-    let xml: Vec<&StructuredReport> = reports
-        .iter()
-        .filter(|r| has_extension(&r.name, "xml"))
-        .collect();
+    let xml: Vec<&StructuredReport> = reports.iter().filter(|r| has_extension(&r.name, "xml")).collect();
     if xml.is_empty() {
         return Read::Unusable(
             "no JUnit XML report was collected (the test command should pass \
@@ -277,21 +264,11 @@ fn read_structured(reports: &[StructuredReport], console: &Read) -> Read {
                 Outcome::Skipped { xfail: true } => TestStatus::Xfail,
                 Outcome::Skipped { xfail: false } => TestStatus::Skipped,
             };
-            map.insert(
-                id,
-                TestResult {
-                    status,
-                    file: Some(file),
-                    class,
-                },
-            );
+            map.insert(id, TestResult { status, file: Some(file), class });
         });
         match result {
             Ok(_) => junit_reports += 1,
-            Err(JunitError::NotJunit) => notes.push(format!(
-                "{} is not a JUnit XML report; ignored",
-                report.name
-            )),
+            Err(JunitError::NotJunit) => notes.push(format!("{} is not a JUnit XML report; ignored", report.name)),
             Err(err) => return Read::Unusable(format!("the report {} {err}", report.name)),
         }
     }
@@ -359,10 +336,7 @@ fn mangled_console_ids(console: &Read) -> HashMap<(String, String), String> {
 /// are the module path, the rest are classes.
 fn id_by_guess(case: &Case) -> (String, Option<String>) {
     let segments: Vec<&str> = case.classname.split('.').collect();
-    let split = segments
-        .iter()
-        .position(|s| s.starts_with(|c: char| c.is_uppercase()))
-        .unwrap_or(segments.len());
+    let split = segments.iter().position(|s| s.starts_with(|c: char| c.is_uppercase())).unwrap_or(segments.len());
     let file = format!("{}.py", segments[..split].join("/"));
     if split == segments.len() {
         return (format!("{file}::{}", case.name), None);

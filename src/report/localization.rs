@@ -27,7 +27,10 @@ pub fn render_localization(aggregate: &LocalizationAggregate) -> String {
 }
 
 fn table(title: &str, levels: &LevelAggregates) -> String {
-    let mut out = format!("\n{title}\n{:<9} {:>4} {:>6} {:>6} {:>6} {:>6} {:>6} {:>7} {:>6} {:>6}\n", "level", "n", "P", "R", "F1", "Acc@1", "Acc@5", "Acc@10", "Hit@5", "MRR");
+    let mut out = format!(
+        "\n{title}\n{:<9} {:>4} {:>6} {:>6} {:>6} {:>6} {:>6} {:>7} {:>6} {:>6}\n",
+        "level", "n", "P", "R", "F1", "Acc@1", "Acc@5", "Acc@10", "Hit@5", "MRR"
+    );
     for (name, l) in [("file", &levels.file), ("class", &levels.class), ("function", &levels.function)] {
         out.push_str(&format!(
             "{name:<9} {:>4} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>7.3} {:>6.3} {:>6.3}\n",

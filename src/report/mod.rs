@@ -14,12 +14,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use summary::{summarize, Breakdown, CostSummary, InstanceFacts, OwnCost, Rate, Summary};
 pub use localization::render_localization;
+pub use summary::{summarize, Breakdown, CostSummary, InstanceFacts, OwnCost, Rate, Summary};
 pub use table::{render_comparison, render_table};
-pub use validation::{
-    drift_from_grade, validation_status, CheckEnvReport, Drift, ValidationReport, ValidationStatus,
-};
+pub use validation::{drift_from_grade, validation_status, CheckEnvReport, Drift, ValidationReport, ValidationStatus};
 
 use crate::dataset::Cost;
 use crate::grade::{Grade, Resolution};
@@ -58,13 +56,7 @@ impl Outcome {
 
     /// Counted among SWE-bench's `error_instances` (it counts apply failures as errors too).
     pub fn is_error(self) -> bool {
-        matches!(
-            self,
-            Outcome::PatchApplyFailed
-                | Outcome::Timeout
-                | Outcome::BuildFailed
-                | Outcome::InfraError
-        )
+        matches!(self, Outcome::PatchApplyFailed | Outcome::Timeout | Outcome::BuildFailed | Outcome::InfraError)
     }
 
     pub fn name(self) -> &'static str {
@@ -121,11 +113,7 @@ pub struct ParseInfo {
 
 impl From<&ParsedTests> for ParseInfo {
     fn from(parsed: &ParsedTests) -> Self {
-        ParseInfo {
-            source: parsed.source,
-            disagreements: parsed.disagreements.clone(),
-            notes: parsed.notes.clone(),
-        }
+        ParseInfo { source: parsed.source, disagreements: parsed.disagreements.clone(), notes: parsed.notes.clone() }
     }
 }
 
@@ -191,18 +179,15 @@ impl InstanceReport {
 
     /// Writes the report as pretty JSON.
     pub fn write(&self, path: &Path) -> Result<(), ReportError> {
-        let text = serde_json::to_string_pretty(self).map_err(|e| ReportError::Write {
-            path: path.to_path_buf(),
-            source: std::io::Error::other(e),
-        })?;
-        std::fs::write(path, text + "\n")
-            .map_err(|source| ReportError::Write { path: path.to_path_buf(), source })
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| ReportError::Write { path: path.to_path_buf(), source: std::io::Error::other(e) })?;
+        std::fs::write(path, text + "\n").map_err(|source| ReportError::Write { path: path.to_path_buf(), source })
     }
 
     /// Reads a report written by [`InstanceReport::write`].
     pub fn read(path: &Path) -> Result<Self, ReportError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| ReportError::Read { path: path.to_path_buf(), source })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ReportError::Read { path: path.to_path_buf(), source })?;
         serde_json::from_str(&text)
             .map_err(|e| ReportError::Invalid { path: path.to_path_buf(), message: e.to_string() })
     }

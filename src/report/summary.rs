@@ -102,13 +102,12 @@ static IMAGE_IN_TEXT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn has_images(instance: &Instance) -> bool {
-    let field =
-        ["image_urls", "images", "image_assets"].iter().any(|k| match instance.extra.get(*k) {
-            Some(serde_json::Value::Array(items)) => !items.is_empty(),
-            Some(serde_json::Value::String(s)) => !s.trim().is_empty() && s.trim() != "[]",
-            Some(serde_json::Value::Object(map)) => !map.is_empty(),
-            _ => false,
-        });
+    let field = ["image_urls", "images", "image_assets"].iter().any(|k| match instance.extra.get(*k) {
+        Some(serde_json::Value::Array(items)) => !items.is_empty(),
+        Some(serde_json::Value::String(s)) => !s.trim().is_empty() && s.trim() != "[]",
+        Some(serde_json::Value::Object(map)) => !map.is_empty(),
+        _ => false,
+    });
     field || IMAGE_IN_TEXT.is_match(&instance.problem_statement)
 }
 
@@ -193,10 +192,8 @@ pub fn summarize(
     reports: &[InstanceReport],
     facts: &BTreeMap<String, InstanceFacts>,
 ) -> Summary {
-    let by_id: BTreeMap<&str, &InstanceReport> =
-        reports.iter().map(|r| (r.instance_id.as_str(), r)).collect();
-    let all: BTreeSet<&str> =
-        total_instance_ids.iter().map(String::as_str).chain(by_id.keys().copied()).collect();
+    let by_id: BTreeMap<&str, &InstanceReport> = reports.iter().map(|r| (r.instance_id.as_str(), r)).collect();
+    let all: BTreeSet<&str> = total_instance_ids.iter().map(String::as_str).chain(by_id.keys().copied()).collect();
 
     let ids_where = |pred: &dyn Fn(&InstanceReport) -> bool| -> Vec<String> {
         by_id.values().filter(|r| pred(r)).map(|r| r.instance_id.clone()).collect()
@@ -204,8 +201,7 @@ pub fn summarize(
     let with = |o: Outcome| ids_where(&|r: &InstanceReport| r.outcome == o);
     let completed_ids = ids_where(&|r| r.outcome.is_completed());
     let resolved_ids = with(Outcome::ResolvedFull);
-    let unresolved_ids =
-        ids_where(&|r| r.outcome.is_completed() && r.outcome != Outcome::ResolvedFull);
+    let unresolved_ids = ids_where(&|r| r.outcome.is_completed() && r.outcome != Outcome::ResolvedFull);
     let empty_patch_ids = with(Outcome::EmptyPatch);
     let error_ids = ids_where(&|r| r.outcome.is_error());
     let incomplete_ids: Vec<String> =
@@ -237,9 +233,8 @@ pub fn summarize(
             groups[3].entry(images.to_string()).or_default().push(id);
         }
     }
-    let [by_language, by_repo, by_patch_scope, by_images] = groups.map(|g| {
-        g.into_iter().map(|(name, ids)| (name, breakdown(&ids, &by_id))).collect::<BTreeMap<_, _>>()
-    });
+    let [by_language, by_repo, by_patch_scope, by_images] =
+        groups.map(|g| g.into_iter().map(|(name, ids)| (name, breakdown(&ids, &by_id))).collect::<BTreeMap<_, _>>());
     let overall = breakdown(&all.iter().copied().collect::<Vec<_>>(), &by_id);
 
     let mut cost = CostSummary::default();
@@ -260,8 +255,8 @@ pub fn summarize(
             own.image_bytes += report.image_bytes.unwrap_or(0);
         }
     }
-    cost.mean_dollars_per_instance = (cost.instances_with_cost > 0)
-        .then(|| cost.total_dollars / cost.instances_with_cost as f64);
+    cost.mean_dollars_per_instance =
+        (cost.instances_with_cost > 0).then(|| cost.total_dollars / cost.instances_with_cost as f64);
 
     Summary {
         total_instances: all.len(),
@@ -301,8 +296,7 @@ pub fn summarize(
 }
 
 fn breakdown(ids: &[&str], by_id: &BTreeMap<&str, &InstanceReport>) -> Breakdown {
-    let reports: Vec<&InstanceReport> =
-        ids.iter().filter_map(|id| by_id.get(id).copied()).collect();
+    let reports: Vec<&InstanceReport> = ids.iter().filter_map(|id| by_id.get(id).copied()).collect();
     let count = |pred: &dyn Fn(&InstanceReport) -> bool| reports.iter().filter(|r| pred(r)).count();
     let resolved = count(&|r| r.outcome == Outcome::ResolvedFull);
     let costs: Vec<f64> = reports.iter().filter_map(|r| r.cost.as_ref()?.dollars).collect();
@@ -316,7 +310,6 @@ fn breakdown(ids: &[&str], by_id: &BTreeMap<&str, &InstanceReport>) -> Breakdown
         resolve_rate: Rate::new(resolved, ids.len()),
         apply_rate_strict: Rate::new(count(&|r| r.apply.strict), ids.len()),
         apply_rate_lenient: Rate::new(count(&|r| r.apply.lenient || r.apply.strict), ids.len()),
-        mean_cost_dollars: (!costs.is_empty())
-            .then(|| costs.iter().sum::<f64>() / costs.len() as f64),
+        mean_cost_dollars: (!costs.is_empty()).then(|| costs.iter().sum::<f64>() / costs.len() as f64),
     }
 }

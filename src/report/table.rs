@@ -60,8 +60,7 @@ pub fn render_table(summary: &Summary) -> String {
     for (key, value) in facts {
         let _ = writeln!(out, "{key:<width$}  {value}");
     }
-    for (title, groups) in
-        [("language", &s.by_language), ("patch scope", &s.by_patch_scope), ("images", &s.by_images)]
+    for (title, groups) in [("language", &s.by_language), ("patch scope", &s.by_patch_scope), ("images", &s.by_images)]
     {
         if !groups.is_empty() {
             out.push('\n');
@@ -162,11 +161,7 @@ fn bytes(n: u64) -> String {
 
 fn list(ids: &[String]) -> String {
     const SHOWN: usize = 5;
-    let mut text = format!(
-        "{}: {}",
-        ids.len(),
-        ids.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ")
-    );
+    let mut text = format!("{}: {}", ids.len(), ids.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", "));
     if ids.len() > SHOWN {
         let _ = write!(text, " and {} more", ids.len() - SHOWN);
     }

@@ -9,8 +9,7 @@ use crate::grade::{derive_lists, grade};
 use crate::parse::{ResultSource, TestResult};
 
 fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceReport {
-    let applied =
-        !matches!(outcome, Outcome::PatchApplyFailed | Outcome::EmptyPatch | Outcome::BuildFailed);
+    let applied = !matches!(outcome, Outcome::PatchApplyFailed | Outcome::EmptyPatch | Outcome::BuildFailed);
     InstanceReport {
         instance_id: id.into(),
         model: "m".into(),
@@ -20,11 +19,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         reason: None,
         patch_sha256: patch_sha256(id),
         environment: format!("image-of-{id}"),
-        apply: ApplyInfo {
-            step: applied.then(|| "git_apply".into()),
-            strict: applied,
-            lenient: applied,
-        },
+        apply: ApplyInfo { step: applied.then(|| "git_apply".into()), strict: applied, lenient: applied },
         flags: Vec::new(),
         exit_code: None,
         parse: None,
@@ -54,16 +49,11 @@ fn sample() -> (Vec<String>, Vec<InstanceReport>) {
     ];
     reports[3].apply = ApplyInfo { step: Some("patch_fuzz".into()), strict: false, lenient: true };
     reports[0].cost = Some(Cost { dollars: Some(0.5), ..Cost::default() });
-    reports[1].cost = Some(Cost {
-        dollars: Some(0.25),
-        input_tokens: Some(10),
-        output_tokens: Some(2),
-        ..Cost::default()
-    });
+    reports[1].cost =
+        Some(Cost { dollars: Some(0.25), input_tokens: Some(10), output_tokens: Some(2), ..Cost::default() });
     reports[3].flags.push("touches test files: tests/test_x.py".into());
     reports[2].integrity.push("exit 0 but failures".into());
-    let total =
-        ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"].iter().map(|s| s.to_string()).collect();
+    let total = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"].iter().map(|s| s.to_string()).collect();
     (total, reports)
 }
 
@@ -81,19 +71,11 @@ fn summary_counts_follow_swe_bench() {
     assert_eq!(s.error_ids, ["e", "g", "h", "i"]);
     assert_eq!(s.incomplete_ids, ["j"]);
     assert_eq!(
-        (
-            s.patch_apply_failed_ids.len(),
-            s.timeout_ids.len(),
-            s.build_failed_ids.len(),
-            s.infra_error_ids.len()
-        ),
+        (s.patch_apply_failed_ids.len(), s.timeout_ids.len(), s.build_failed_ids.len(), s.infra_error_ids.len()),
         (1, 1, 1, 1)
     );
     assert_eq!(
-        s.completed_instances
-            + s.empty_patch_instances
-            + s.error_instances
-            + s.incomplete_ids.len(),
+        s.completed_instances + s.empty_patch_instances + s.error_instances + s.incomplete_ids.len(),
         s.total_instances,
         "every instance is counted exactly once"
     );
@@ -135,10 +117,7 @@ fn summary_counts_follow_swe_bench() {
         assert!(json.get(key).is_some(), "summary lacks SWE-bench's {key}");
     }
     assert_eq!(json["outcomes"]["patch_apply_failed"], 1);
-    assert_eq!(
-        json["resolve_rate"],
-        serde_json::json!({"value": 0.2, "numerator": 2, "denominator": 10})
-    );
+    assert_eq!(json["resolve_rate"], serde_json::json!({"value": 0.2, "numerator": 2, "denominator": 10}));
     let back: Summary = serde_json::from_value(json).unwrap();
     assert_eq!(back, s);
 }
@@ -147,10 +126,8 @@ fn summary_counts_follow_swe_bench() {
 fn facts_drive_scope_and_image_breakdowns() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dataset/instances.json");
     let instances = load_instances(&path).unwrap();
-    let facts: BTreeMap<String, InstanceFacts> = instances
-        .iter()
-        .map(|i| (i.instance_id.clone(), InstanceFacts::from_instance(i, Some("python"))))
-        .collect();
+    let facts: BTreeMap<String, InstanceFacts> =
+        instances.iter().map(|i| (i.instance_id.clone(), InstanceFacts::from_instance(i, Some("python")))).collect();
     let one = &facts["verdict-demo__calc-1"];
     let two = &facts["verdict-demo__calc-2"];
     assert!(!one.cross_file && !one.visual);
@@ -200,25 +177,17 @@ fn terminal_table_shows_rates_costs_and_languages() {
     assert!(text.contains("resolve rate          20.0% (2/10)\n"), "{text}");
     assert!(text.contains("apply rate (strict)   50.0% (5/10)\n"), "{text}");
     assert!(text.contains("apply rate (lenient)  60.0% (6/10)\n"), "{text}");
-    assert!(
-        text.contains(
-            "mean cost             $0.3750 per instance (2 of 9 with a cost, $0.7500 total)"
-        ),
-        "{text}"
-    );
-    assert!(
-        text.contains("verdict's cost        18.0 s wall, 13.5 s CPU, 9.0 MB of images"),
-        "{text}"
-    );
+    assert!(text.contains("mean cost             $0.3750 per instance (2 of 9 with a cost, $0.7500 total)"), "{text}");
+    assert!(text.contains("verdict's cost        18.0 s wall, 13.5 s CPU, 9.0 MB of images"), "{text}");
     assert!(text.contains("patch_apply_failed      1\n"), "{text}");
     assert!(text.contains("not submitted           1\n"), "{text}");
     assert!(text.contains("flagged               1: d\n"), "{text}");
     let header = text.lines().find(|l| l.starts_with("language")).expect(&text);
-    assert_eq!(
-        header,
-        "language  instances     resolved  partial  apply (strict)  apply (lenient)  mean cost"
+    assert_eq!(header, "language  instances     resolved  partial  apply (strict)  apply (lenient)  mean cost");
+    assert!(
+        text.contains("\npython            6  16.7% (1/6)        1     66.7% (4/6)      83.3% (5/6)    $0.5000\n"),
+        "{text}"
     );
-    assert!(text.contains("\npython            6  16.7% (1/6)        1     66.7% (4/6)      83.3% (5/6)    $0.5000\n"), "{text}");
 
     let (_, mut other) = sample();
     other.truncate(2);
@@ -235,11 +204,7 @@ fn terminal_table_shows_rates_costs_and_languages() {
 #[test]
 fn instance_report_round_trips_through_a_file() {
     let parsed = ParsedTests {
-        tests: [(
-            "t::a".to_string(),
-            TestResult { status: TestStatus::Passed, file: None, class: None },
-        )]
-        .into(),
+        tests: [("t::a".to_string(), TestResult { status: TestStatus::Passed, file: None, class: None })].into(),
         source: ResultSource::Structured,
         disagreements: Vec::new(),
         notes: vec!["junit report".into()],
@@ -253,8 +218,7 @@ fn instance_report_round_trips_through_a_file() {
     let path = dir.path().join("report.json");
     r.write(&path).unwrap();
     assert_eq!(InstanceReport::read(&path).unwrap(), r);
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(json["outcome"], "resolved_full");
     assert_eq!(json["tests"]["t::a"], "PASSED");
     assert_eq!(json["grade"]["tests_status"]["FAIL_TO_PASS"]["success"][0], "t::a");
@@ -265,10 +229,8 @@ fn instance_report_round_trips_through_a_file() {
 
 #[test]
 fn outcome_names_and_resolution_mapping() {
-    let names: Vec<String> = Outcome::ALL
-        .iter()
-        .map(|o| serde_json::to_value(o).unwrap().as_str().unwrap().to_string())
-        .collect();
+    let names: Vec<String> =
+        Outcome::ALL.iter().map(|o| serde_json::to_value(o).unwrap().as_str().unwrap().to_string()).collect();
     assert_eq!(
         names,
         [
@@ -286,10 +248,7 @@ fn outcome_names_and_resolution_mapping() {
         assert_eq!(o.to_string(), serde_json::to_value(o).unwrap().as_str().unwrap());
     }
     assert_eq!(Outcome::from(crate::grade::Resolution::Partial), Outcome::ResolvedPartial);
-    assert_eq!(
-        patch_sha256(""),
-        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-    );
+    assert_eq!(patch_sha256(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
 fn parsed(tests: &[(&str, TestStatus)]) -> ParsedTests {
@@ -320,16 +279,12 @@ fn validation_statuses_from_derived_lists() {
     assert_eq!(status, ValidationStatus::GoldFails);
     assert!(reason.contains("1 test(s) still fail with the gold patch: t::new"), "{reason}");
 
-    let nothing_new =
-        derive_lists(&[parsed(&[("t::old", Passed)])], &[parsed(&[("t::old", Passed)])]);
+    let nothing_new = derive_lists(&[parsed(&[("t::old", Passed)])], &[parsed(&[("t::old", Passed)])]);
     assert_eq!(validation_status(&nothing_new).0, ValidationStatus::NoFailToPass);
     let (status, reason) = validation_status(&derive_lists(&[], &[]));
     assert_eq!(status, ValidationStatus::NoFailToPass);
     assert!(reason.contains("no test result was parsed"), "{reason}");
-    assert_eq!(
-        serde_json::to_value(ValidationStatus::TestPatchDoesNotApply).unwrap(),
-        "test_patch_does_not_apply"
-    );
+    assert_eq!(serde_json::to_value(ValidationStatus::TestPatchDoesNotApply).unwrap(), "test_patch_does_not_apply");
 }
 
 #[test]

@@ -46,10 +46,7 @@ pub fn validation_status(derived: &Derived) -> (ValidationStatus, String) {
     if !derived.fail_to_pass.is_empty() {
         let broken = match derived.pass_to_fail.len() {
             0 => String::new(),
-            n => format!(
-                "; the gold patch breaks {n} test(s) that passed before: {}",
-                some(&derived.pass_to_fail)
-            ),
+            n => format!("; the gold patch breaks {n} test(s) that passed before: {}", some(&derived.pass_to_fail)),
         };
         return (
             ValidationStatus::Valid,
@@ -108,9 +105,7 @@ pub fn drift_from_grade(grade: &Grade, parsed: &ParsedTests) -> Vec<Drift> {
                 }
             } else {
                 match parsed.tests.get(id) {
-                    Some(result) => {
-                        crate::grade::granularity::status_name(result.status).to_string()
-                    }
+                    Some(result) => crate::grade::granularity::status_name(result.status).to_string(),
                     None => "missing".to_string(),
                 }
             };

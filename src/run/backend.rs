@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use bollard::models::{ContainerCreateBody, HostConfig};
 use bollard::query_parameters::{
-    CreateContainerOptionsBuilder, DownloadFromContainerOptionsBuilder, KillContainerOptionsBuilder, LogsOptionsBuilder,
-    UploadToContainerOptionsBuilder,
+    CreateContainerOptionsBuilder, DownloadFromContainerOptionsBuilder, KillContainerOptionsBuilder,
+    LogsOptionsBuilder, UploadToContainerOptionsBuilder,
 };
 use bollard::Docker;
 use futures_util::StreamExt;
@@ -221,10 +221,5 @@ fn untar_reports(tar_bytes: &[u8]) -> Vec<StructuredReport> {
 
 /// Limits from the command line's units.
 pub fn limits(memory_gib: f64, cpus: f64, pids: i64) -> Limits {
-    Limits {
-        memory_bytes: (memory_gib * 1024.0 * 1024.0 * 1024.0) as i64,
-        nano_cpus: (cpus * 1e9) as i64,
-        pids,
-    }
+    Limits { memory_bytes: (memory_gib * 1024.0 * 1024.0 * 1024.0) as i64, nano_cpus: (cpus * 1e9) as i64, pids }
 }
-

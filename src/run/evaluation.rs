@@ -7,8 +7,8 @@ use std::path::Path;
 use super::{execute, prepare, Context, RunRecord, RunStatus};
 use crate::dataset::repo::{GitSnapshot, RepoStore};
 use crate::dataset::{Instance, Prediction};
-use crate::localize::{Candidate, InstanceLocalization, LocalizeItem, Localizer};
 use crate::grade;
+use crate::localize::{Candidate, InstanceLocalization, LocalizeItem, Localizer};
 use crate::parse::ParsedTests;
 use crate::report::{patch_sha256, tests_map, ApplyInfo, InstanceReport, LogFiles, Outcome, ParseInfo, Timing};
 
@@ -19,7 +19,13 @@ fn reusable(outcome: Outcome) -> bool {
 }
 
 /// Evaluates one prediction and writes `dir/report.json`.
-pub async fn evaluate_one(ctx: &Context, repos: &RepoStore, instance: &Instance, prediction: &Prediction, dir: &Path) -> InstanceReport {
+pub async fn evaluate_one(
+    ctx: &Context,
+    repos: &RepoStore,
+    instance: &Instance,
+    prediction: &Prediction,
+    dir: &Path,
+) -> InstanceReport {
     let patch = prediction.model_patch.clone().unwrap_or_default();
     let report_path = dir.join("report.json");
     let sha = patch_sha256(&patch);
@@ -158,7 +164,8 @@ pub fn decide(report: &mut InstanceReport, instance: &Instance, record: RunRecor
         }
         RunStatus::TestPatchFailed => {
             report.outcome = Outcome::InfraError;
-            report.reason = Some("the test patch did not apply after the test files were restored; see output.txt".into());
+            report.reason =
+                Some("the test patch did not apply after the test files were restored; see output.txt".into());
         }
         RunStatus::Timeout { secs } => {
             report.outcome = Outcome::Timeout;

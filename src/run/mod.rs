@@ -88,15 +88,21 @@ pub fn resolve_spec(specs: &SpecRegistry, instance: &Instance) -> Result<(SpecEn
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RunStatus {
-    BuildFailed { failure: BuildFailure },
+    BuildFailed {
+        failure: BuildFailure,
+    },
     /// No step of the apply chain applied the candidate.
     ApplyFailed,
     /// The test patch did not apply after the test files were restored.
     TestPatchFailed,
     /// The test command hit its timeout, or the container its deadline.
-    Timeout { secs: u64 },
+    Timeout {
+        secs: u64,
+    },
     /// The container ran but the script did not get to the end, or the engine failed.
-    Crashed { reason: String },
+    Crashed {
+        reason: String,
+    },
     /// The tests ran; see `parsed`.
     Ran,
 }
@@ -136,7 +142,13 @@ impl RunRecord {
 /// Runs the tests of `instance` with `candidate` applied (or with the test patch alone when
 /// `None`), writing `eval.sh`, `output.txt`, `test_output.txt` and the collected reports under
 /// `out_dir`.
-pub async fn execute(ctx: &Context, prepared: &Prepared, instance: &Instance, candidate: Option<&str>, out_dir: &Path) -> RunRecord {
+pub async fn execute(
+    ctx: &Context,
+    prepared: &Prepared,
+    instance: &Instance,
+    candidate: Option<&str>,
+    out_dir: &Path,
+) -> RunRecord {
     let built = match ctx.builder.ensure(&prepared.images).await {
         Ok(built) => built,
         Err(failure) => return RunRecord::failed(RunStatus::BuildFailed { failure }),
@@ -221,7 +233,8 @@ pub async fn execute(ctx: &Context, prepared: &Prepared, instance: &Instance, ca
         RunStatus::Ran
     };
     if record.status == RunStatus::Ran {
-        let parsed = parse::parse(prepared.entry.log_parser, &seen.test_output, &output.files).map_err(|e| e.to_string());
+        let parsed =
+            parse::parse(prepared.entry.log_parser, &seen.test_output, &output.files).map_err(|e| e.to_string());
         record.parsed = Some(parsed);
     }
     record.files = files;
@@ -243,11 +256,8 @@ pub fn instance_dir(log_root: &Path, run_id: &str, model: &str, instance_id: &st
 
 /// A name usable as one path component (`/` in model names becomes `__`).
 pub fn safe_component(name: &str) -> String {
-    let cleaned: String = name
-        .replace('/', "__")
-        .chars()
-        .map(|c| if c.is_control() || c == '\\' { '_' } else { c })
-        .collect();
+    let cleaned: String =
+        name.replace('/', "__").chars().map(|c| if c.is_control() || c == '\\' { '_' } else { c }).collect();
     match cleaned.as_str() {
         "" | "." | ".." => format!("_{cleaned}"),
         _ => cleaned,

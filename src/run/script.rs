@@ -170,7 +170,8 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
 
     if let Some(candidate) = input.candidate {
         inputs.push(("candidate.diff".into(), candidate.as_bytes().to_vec()));
-        let created: Vec<String> = changed_files(candidate).iter().filter(|c| c.is_created()).map(|c| c.path().to_string()).collect();
+        let created: Vec<String> =
+            changed_files(candidate).iter().filter(|c| c.is_created()).map(|c| c.path().to_string()).collect();
         s.push_str("reset_tree() {\n  git reset -q --hard HEAD\n");
         if !created.is_empty() {
             s.push_str(&format!("  rm -rf -- {}\n", quoted(created)));

@@ -10,9 +10,7 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use verdict::localize::{
-    apply_patch, score_instances, Candidate, LocalizeItem, MemorySnapshot, Snapshot,
-};
+use verdict::localize::{apply_patch, score_instances, Candidate, LocalizeItem, MemorySnapshot, Snapshot};
 
 #[derive(Clone, Copy)]
 enum Lang {
@@ -23,13 +21,7 @@ enum Lang {
     Go,
 }
 
-const LANGS: [Lang; 5] = [
-    Lang::Python,
-    Lang::JavaScript,
-    Lang::TypeScript,
-    Lang::Java,
-    Lang::Go,
-];
+const LANGS: [Lang; 5] = [Lang::Python, Lang::JavaScript, Lang::TypeScript, Lang::Java, Lang::Go];
 const CLASSES: usize = 4;
 const METHODS: usize = 8;
 
@@ -95,7 +87,10 @@ impl Lang {
                     let _ = write!(out, "class Alpha{c}:\n    \"\"\"Class {c}.\"\"\"\n\n    def __init__(self, value):\n        self.value = value\n\n");
                 }
                 Lang::JavaScript | Lang::TypeScript => {
-                    let _ = write!(out, "export class Alpha{c} {{\n  constructor(value) {{\n    this.value = value;\n  }}\n\n");
+                    let _ = write!(
+                        out,
+                        "export class Alpha{c} {{\n  constructor(value) {{\n    this.value = value;\n  }}\n\n"
+                    );
                 }
                 Lang::Java => {
                     let _ = write!(out, "class Alpha{c} {{\n    private int value;\n\n");
@@ -160,15 +155,9 @@ fn history(lang: Lang, text: &str, k: usize) -> String {
         let c = j % CLASSES;
         let (header, comment) = match lang {
             Lang::Python => (format!("class Alpha{c}:\n"), format!("    # rev {j}\n")),
-            Lang::JavaScript | Lang::TypeScript => (
-                format!("export class Alpha{c} {{\n"),
-                format!("  // rev {j}\n"),
-            ),
+            Lang::JavaScript | Lang::TypeScript => (format!("export class Alpha{c} {{\n"), format!("  // rev {j}\n")),
             Lang::Java => (format!("class Alpha{c} {{\n"), format!("    // rev {j}\n")),
-            Lang::Go => (
-                format!("type Alpha{c} struct {{\n"),
-                format!("\t// rev {j}\n"),
-            ),
+            Lang::Go => (format!("type Alpha{c} struct {{\n"), format!("\t// rev {j}\n")),
         };
         text = text.replacen(&header, &format!("{header}{comment}"), 1);
     }
@@ -180,11 +169,7 @@ fn make_pair(i: usize, mode: Mode) -> Pair {
         Mode::Cold => (i, 0),
         Mode::Dataset => (i % 20, i / 20),
     };
-    let langs = [
-        LANGS[repo % 5],
-        LANGS[(repo + 1) % 5],
-        LANGS[(repo + 3) % 5],
-    ];
+    let langs = [LANGS[repo % 5], LANGS[(repo + 1) % 5], LANGS[(repo + 3) % 5]];
     let mut snapshot = MemorySnapshot::new();
     let mut files = Vec::new();
     for (f, lang) in langs.iter().enumerate() {
@@ -205,11 +190,7 @@ fn make_pair(i: usize, mode: Mode) -> Pair {
     let cand0 = edit(*l0, &edit(*l0, t0, *s0, 0, 1), *s0, 3, 2);
     let cand2 = edit(*l2, t2, *s2, 0, 0);
     let candidate = diff(p0, t0, &cand0) + &diff(p2, t2, &cand2);
-    Pair {
-        snapshot,
-        gold,
-        candidate,
-    }
+    Pair { snapshot, gold, candidate }
 }
 
 /// Nanoseconds this thread has spent on a CPU (Linux), to measure one core on a shared machine.
@@ -236,18 +217,9 @@ fn run(label: &str, pairs: &[Pair]) {
     let n = pairs.len();
     let lines: usize = pairs
         .iter()
-        .map(|p| {
-            p.snapshot
-                .files
-                .values()
-                .map(|f| f.iter().filter(|&&b| b == b'\n').count())
-                .sum::<usize>()
-        })
+        .map(|p| p.snapshot.files.values().map(|f| f.iter().filter(|&&b| b == b'\n').count()).sum::<usize>())
         .sum();
-    println!(
-        "{label}: {n} gold/candidate pairs, {:.0} base lines per pair in 3 files",
-        lines as f64 / n as f64
-    );
+    println!("{label}: {n} gold/candidate pairs, {:.0} base lines per pair in 3 files", lines as f64 / n as f64);
 
     // Baseline: parse and apply both patches, no diffing or tree-sitter.
     let (applied, base_wall, base_cpu) = timed(|| {
@@ -279,21 +251,14 @@ fn run(label: &str, pairs: &[Pair]) {
     let agg = &summary.aggregate;
     assert_eq!((agg.valid, agg.candidates_applied), (n, n));
     let rate = |secs: f64| n as f64 / secs;
-    println!(
-        "  apply only (baseline): {:8.0} pairs/s on-CPU, {:8.0} pairs/s wall",
-        rate(base_cpu),
-        rate(base_wall)
-    );
+    println!("  apply only (baseline): {:8.0} pairs/s on-CPU, {:8.0} pairs/s wall", rate(base_cpu), rate(base_wall));
     println!(
         "  full localization:     {:8.0} pairs/s on-CPU, {:8.0} pairs/s wall  ({:.3} ms/pair on-CPU)",
         rate(full_cpu),
         rate(full_wall),
         full_cpu * 1000.0 / n as f64
     );
-    println!(
-        "  full / baseline:       {:.1}x on-CPU time",
-        full_cpu / base_cpu
-    );
+    println!("  full / baseline:       {:.1}x on-CPU time", full_cpu / base_cpu);
     println!(
         "  sanity: file F1 {:.3}, function F1 {:.3} (n={}), function Acc@5 {:.3}",
         agg.all.file.f1, agg.all.function.f1, agg.all.function.n, agg.all.function.acc_at_5
@@ -301,10 +266,7 @@ fn run(label: &str, pairs: &[Pair]) {
 }
 
 fn main() {
-    let n: usize = std::env::var("LOCALIZE_BENCH_PAIRS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1000);
+    let n: usize = std::env::var("LOCALIZE_BENCH_PAIRS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
     let only = std::env::var("LOCALIZE_BENCH_ONLY").unwrap_or_default();
     println!("localize bench, one thread");
     if only.is_empty() || only == "cold" {

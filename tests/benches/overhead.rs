@@ -46,12 +46,22 @@ async fn bench() {
     let docker = verdict::engine::connect().await.expect("a running engine (bash dockerfiles/engine.sh)");
     let work = tempfile::tempdir().expect("temp dir");
     let repos = Arc::new(RepoStore::new(vec![root.join("harness/demo/repos")], work.path().join("cache"), false));
-    let builder = Arc::new(Builder::new(docker.clone(), repos.clone(), work.path().join("build"), false, Duration::from_secs(3600)));
+    let builder = Arc::new(Builder::new(
+        docker.clone(),
+        repos.clone(),
+        work.path().join("build"),
+        false,
+        Duration::from_secs(3600),
+    ));
     builder.ensure_os_image("verdict-os:bookworm", "debian:bookworm-slim").await.expect("OS image");
     let ctx = Context {
         backend: DockerBackend::new(docker.clone()),
         builder: builder.clone(),
-        planner: Planner::new(root.join("dockerfiles"), "verdict-os:bookworm".into(), host_certs("/usr/local/share/ca-certificates".as_ref())),
+        planner: Planner::new(
+            root.join("dockerfiles"),
+            "verdict-os:bookworm".into(),
+            host_certs("/usr/local/share/ca-certificates".as_ref()),
+        ),
         specs: SpecRegistry::load(&root.join("harness"), &[]).expect("specs"),
         limits: limits(4.0, 1.0, 2048),
         timeout_override: None,
@@ -89,7 +99,11 @@ async fn bench() {
     println!("instance {id}, {runs} runs each, medians:");
     println!("  verdict evaluation  {v:.3} s");
     println!("  raw container run   {r:.3} s");
-    println!("  overhead            {:.3} s = {:.1} % of the raw run (goal: ≤ 10 % or ≤ 0.5 s)", v - r, (v / r - 1.0) * 100.0);
+    println!(
+        "  overhead            {:.3} s = {:.1} % of the raw run (goal: ≤ 10 % or ≤ 0.5 s)",
+        v - r,
+        (v / r - 1.0) * 100.0
+    );
 }
 
 /// The eval script in a container with bollard alone: no limits beyond the network, no

@@ -16,14 +16,8 @@ use std::time::{Duration, Instant};
 use verdict::parse::{parse, ParserKind, StructuredReport};
 
 fn main() {
-    let mb: usize = std::env::var("VERDICT_BENCH_MB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(50);
-    let runs: usize = std::env::var("VERDICT_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
+    let mb: usize = std::env::var("VERDICT_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(50);
+    let runs: usize = std::env::var("VERDICT_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
     let target = mb * 1024 * 1024;
     println!("parse benchmark: ~{mb} MB per runner, best of {runs} runs");
     println!(
@@ -31,49 +25,22 @@ fn main() {
         "input", "MB", "tests", "parse ms", "base ms", "ratio", "MB/s"
     );
     let cases: Vec<(&str, ParserKind, String, Vec<StructuredReport>)> = vec![
-        (
-            "pytest console (-rA)",
-            ParserKind::Pytest,
-            pytest_console(target),
-            vec![],
-        ),
-        (
-            "jest --json",
-            ParserKind::Jest,
-            String::new(),
-            vec![report("jest.json", jest_json(target))],
-        ),
-        (
-            "mocha json",
-            ParserKind::Mocha,
-            String::new(),
-            vec![report("mocha.json", mocha_json(target))],
-        ),
-        (
-            "surefire TEST-*.xml",
-            ParserKind::Maven,
-            String::new(),
-            surefire_xml(target),
-        ),
+        ("pytest console (-rA)", ParserKind::Pytest, pytest_console(target), vec![]),
+        ("jest --json", ParserKind::Jest, String::new(), vec![report("jest.json", jest_json(target))]),
+        ("mocha json", ParserKind::Mocha, String::new(), vec![report("mocha.json", mocha_json(target))]),
+        ("surefire TEST-*.xml", ParserKind::Maven, String::new(), surefire_xml(target)),
     ];
     let only = std::env::var("VERDICT_BENCH_ONLY").unwrap_or_default();
     for (name, kind, console, reports) in cases.iter().filter(|c| c.0.contains(only.as_str())) {
-        let bytes: Vec<&[u8]> = std::iter::once(console.as_bytes())
-            .chain(reports.iter().map(|r| r.bytes.as_slice()))
-            .collect();
+        let bytes: Vec<&[u8]> =
+            std::iter::once(console.as_bytes()).chain(reports.iter().map(|r| r.bytes.as_slice())).collect();
         let size: usize = bytes.iter().map(|b| b.len()).sum();
         let base = best(runs, || {
-            black_box(
-                bytes
-                    .iter()
-                    .map(|b| b.iter().filter(|&&c| c == b'\n').count())
-                    .sum::<usize>(),
-            );
+            black_box(bytes.iter().map(|b| b.iter().filter(|&&c| c == b'\n').count()).sum::<usize>());
         });
         let mut tests = 0;
         let took = best(runs, || {
-            let parsed = parse(*kind, black_box(console), black_box(reports))
-                .expect("benchmark input parses");
+            let parsed = parse(*kind, black_box(console), black_box(reports)).expect("benchmark input parses");
             tests = parsed.tests.len();
         });
         let megabytes = size as f64 / (1024.0 * 1024.0);
@@ -106,36 +73,21 @@ fn best(runs: usize, mut f: impl FnMut()) -> Duration {
 }
 
 fn report(name: &str, text: String) -> StructuredReport {
-    StructuredReport {
-        name: name.to_string(),
-        bytes: text.into_bytes(),
-    }
+    StructuredReport { name: name.to_string(), bytes: text.into_bytes() }
 }
 
 /// A pytest run: a FAILURES section with tracebacks, then the short test summary with one line
 /// per test (parametrized ids with spaces, brackets and ` - `).
 fn pytest_console(target: usize) -> String {
     let mut out = String::with_capacity(target + 4096);
-    out.push_str(
-        "============================= test session starts ==============================\n",
-    );
-    out.push_str(
-        "platform linux -- Python 3.11.7, pytest-8.3.4, pluggy-1.7.0\nrootdir: /testbed\n",
-    );
-    out.push_str(
-        "=================================== FAILURES ===================================\n",
-    );
+    out.push_str("============================= test session starts ==============================\n");
+    out.push_str("platform linux -- Python 3.11.7, pytest-8.3.4, pluggy-1.7.0\nrootdir: /testbed\n");
+    out.push_str("=================================== FAILURES ===================================\n");
     let traceback = "    def test_params(text):\n>       assert \"b\" not in text\nE       AssertionError: assert 'b' not in 'a - b'\n\ntests/test_basic.py:14: AssertionError\n";
     while out.len() < target / 2 {
-        let _ = write!(
-            out,
-            "_______________ test_params[case {}] _______________\n\n{traceback}",
-            out.len()
-        );
+        let _ = write!(out, "_______________ test_params[case {}] _______________\n\n{traceback}", out.len());
     }
-    out.push_str(
-        "=========================== short test summary info ============================\n",
-    );
+    out.push_str("=========================== short test summary info ============================\n");
     let mut i = 0usize;
     while out.len() < target {
         let module = i / 500;
@@ -154,9 +106,7 @@ fn pytest_console(target: usize) -> String {
 
 fn jest_json(target: usize) -> String {
     let mut out = String::with_capacity(target + 4096);
-    out.push_str(
-        "{\"numFailedTestSuites\":1,\"numPassedTests\":1,\"success\":false,\"testResults\":[",
-    );
+    out.push_str("{\"numFailedTestSuites\":1,\"numPassedTests\":1,\"success\":false,\"testResults\":[");
     let mut file = 0usize;
     while out.len() < target {
         if file > 0 {
@@ -209,8 +159,7 @@ fn mocha_json(target: usize) -> String {
         tests.push((t, failed));
         i += 1;
     }
-    let join =
-        |items: &mut dyn Iterator<Item = &String>| items.cloned().collect::<Vec<_>>().join(",");
+    let join = |items: &mut dyn Iterator<Item = &String>| items.cloned().collect::<Vec<_>>().join(",");
     format!(
         "{{\"stats\":{{\"tests\":{}}},\"tests\":[{}],\"pending\":[],\"failures\":[{}],\"passes\":[{}]}}",
         tests.len(),
@@ -230,14 +179,14 @@ fn surefire_xml(target: usize) -> Vec<StructuredReport> {
         let mut out = String::with_capacity(64 * 1024);
         let _ = write!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"{name}\" time=\"1.0\" tests=\"100\" errors=\"1\" skipped=\"1\" failures=\"1\">\n  <properties>\n");
         for p in 0..40 {
-            let _ = writeln!(out, "    <property name=\"java.prop{p}\" value=\"/usr/lib/jvm/java-17-openjdk-amd64/lib/value{p}\"/>");
+            let _ = writeln!(
+                out,
+                "    <property name=\"java.prop{p}\" value=\"/usr/lib/jvm/java-17-openjdk-amd64/lib/value{p}\"/>"
+            );
         }
         out.push_str("  </properties>\n");
         for t in 0..100 {
-            let _ = write!(
-                out,
-                "  <testcase name=\"testAdd(int, int)[{t}]\" classname=\"{name}\" time=\"0.001\""
-            );
+            let _ = write!(out, "  <testcase name=\"testAdd(int, int)[{t}]\" classname=\"{name}\" time=\"0.001\"");
             match t % 25 {
                 0 => {
                     let _ = write!(out, ">\n    <failure message=\"expected: &lt;5&gt; but was: &lt;4&gt;\" type=\"org.opentest4j.AssertionFailedError\"><![CDATA[org.opentest4j.AssertionFailedError: expected: <5> but was: <4>\n\tat {name}.testAdd(Feature.java:22)\n]]></failure>\n    <system-out><![CDATA[log line\n]]></system-out>\n  </testcase>\n");

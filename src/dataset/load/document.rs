@@ -12,8 +12,7 @@ use super::{LoadError, Location, Record};
 
 /// Reads a file and splits it into records, recognising its shape from the content.
 pub(super) fn read_records(path: &Path, what: &'static str) -> Result<Vec<Record>, LoadError> {
-    let bytes = std::fs::read(path)
-        .map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {
@@ -126,19 +125,12 @@ fn whole_document(path: &Path, top: TopLevel, line: usize) -> Result<Vec<Record>
             let mut seen = std::collections::HashSet::new();
             for (key, _) in &entries {
                 if !seen.insert(key.as_str()) {
-                    return Err(LoadError::DuplicateKey {
-                        path: path.to_path_buf(),
-                        key: key.clone(),
-                    });
+                    return Err(LoadError::DuplicateKey { path: path.to_path_buf(), key: key.clone() });
                 }
             }
             entries
                 .into_iter()
-                .map(|(key, value)| Record {
-                    at: Location::Key(key.clone()),
-                    key: Some(key),
-                    value,
-                })
+                .map(|(key, value)| Record { at: Location::Key(key.clone()), key: Some(key), value })
                 .collect()
         }
         // A scalar at the top level: reported as a record that is not an object.
@@ -151,8 +143,7 @@ fn whole_document(path: &Path, top: TopLevel, line: usize) -> Result<Vec<Record>
 /// One object that is itself a record (a one-line JSONL file), not an object keyed by id.
 fn is_single_record(entries: &[(String, Value)]) -> bool {
     let has = |name: &str| entries.iter().any(|(k, _)| k == name);
-    entries.iter().any(|(k, v)| k == "instance_id" && v.is_string())
-        || (has("org") && has("number"))
+    entries.iter().any(|(k, v)| k == "instance_id" && v.is_string()) || (has("org") && has("number"))
 }
 
 fn jsonl(path: &Path, text: &str) -> Result<Vec<Record>, LoadError> {

@@ -16,20 +16,10 @@ pub(crate) struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     /// Opens a record, which must be a JSON object.
-    pub fn open(
-        path: &'a Path,
-        at: Location,
-        value: Value,
-        what: &'static str,
-    ) -> Result<Self, LoadError> {
+    pub fn open(path: &'a Path, at: Location, value: Value, what: &'static str) -> Result<Self, LoadError> {
         match value {
             Value::Object(map) => Ok(Fields { path, at, map }),
-            other => Err(LoadError::NotAnObject {
-                path: path.to_path_buf(),
-                at,
-                what,
-                found: type_name(&other),
-            }),
+            other => Err(LoadError::NotAnObject { path: path.to_path_buf(), at, what, found: type_name(&other) }),
         }
     }
 
@@ -48,20 +38,11 @@ impl<'a> Fields<'a> {
     }
 
     pub fn missing(&self, field: &'static str, hint: impl Into<String>) -> LoadError {
-        LoadError::MissingField {
-            path: self.path.to_path_buf(),
-            at: self.at.clone(),
-            field,
-            hint: hint.into(),
-        }
+        LoadError::MissingField { path: self.path.to_path_buf(), at: self.at.clone(), field, hint: hint.into() }
     }
 
     pub fn conflict(&self, message: impl Into<String>) -> LoadError {
-        LoadError::Conflict {
-            path: self.path.to_path_buf(),
-            at: self.at.clone(),
-            message: message.into(),
-        }
+        LoadError::Conflict { path: self.path.to_path_buf(), at: self.at.clone(), message: message.into() }
     }
 
     pub fn has(&self, field: &str) -> bool {
@@ -114,16 +95,10 @@ impl<'a> Fields<'a> {
             Some(Value::String(text)) if text.trim().is_empty() => Ok(Vec::new()),
             Some(Value::String(text)) => match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Array(items)) => self.strings(field, items),
-                Ok(other) => Err(self.wrong_type_text(
-                    field,
-                    EXPECTED,
-                    &format!("a string holding {}", type_name(&other)),
-                )),
-                Err(e) => Err(self.wrong_type_text(
-                    field,
-                    EXPECTED,
-                    &format!("a string that is not JSON ({e})"),
-                )),
+                Ok(other) => {
+                    Err(self.wrong_type_text(field, EXPECTED, &format!("a string holding {}", type_name(&other))))
+                }
+                Err(e) => Err(self.wrong_type_text(field, EXPECTED, &format!("a string that is not JSON ({e})"))),
             },
             Some(other) => Err(self.wrong_type(field, EXPECTED, &other)),
         }
@@ -151,11 +126,7 @@ impl<'a> Fields<'a> {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Number(n)) => match n.as_f64() {
                 Some(x) if x >= 0.0 => Ok(Some(x)),
-                _ => Err(self.wrong_type_text(
-                    field,
-                    "a non-negative number of dollars",
-                    &n.to_string(),
-                )),
+                _ => Err(self.wrong_type_text(field, "a non-negative number of dollars", &n.to_string())),
             },
             Some(other) => Err(self.wrong_type(field, "a number of dollars", other)),
         }
@@ -166,11 +137,7 @@ impl<'a> Fields<'a> {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Number(n)) => match n.as_u64() {
                 Some(x) => Ok(Some(x)),
-                None => Err(self.wrong_type_text(
-                    field,
-                    "a whole, non-negative token count",
-                    &n.to_string(),
-                )),
+                None => Err(self.wrong_type_text(field, "a whole, non-negative token count", &n.to_string())),
             },
             Some(other) => Err(self.wrong_type(field, "a token count", other)),
         }

@@ -18,9 +18,9 @@ pub(crate) fn from_record(path: &Path, record: Record) -> Result<Instance, LoadE
     if let Some(key) = &record.key {
         match &instance_id {
             Some(id) if id != key => {
-                return Err(f.conflict(format!(
-                    "the record's instance_id is {id:?} but its key is {key:?}; make them equal"
-                )))
+                return Err(
+                    f.conflict(format!("the record's instance_id is {id:?} but its key is {key:?}; make them equal"))
+                )
             }
             _ => instance_id = Some(key.clone()),
         }
@@ -40,10 +40,7 @@ pub(crate) fn from_record(path: &Path, record: Record) -> Result<Instance, LoadE
             Some(sha) => sha,
             None => base_sha(&f)?,
         };
-        patch = f.require_str(
-            "fix_patch",
-            "Multi-SWE-bench records carry the gold patch in `fix_patch`",
-        )?;
+        patch = f.require_str("fix_patch", "Multi-SWE-bench records carry the gold patch in `fix_patch`")?;
         problem_statement = match f.take_str("problem_statement")? {
             Some(text) => text,
             None => resolved_issues_text(&f),
@@ -65,27 +62,15 @@ pub(crate) fn from_record(path: &Path, record: Record) -> Result<Instance, LoadE
     }
     let instance_id = match instance_id {
         Some(id) if !id.trim().is_empty() => id,
-        Some(_) => {
-            return Err(f.wrong_type_text("instance_id", "a non-empty string", "an empty string"))
-        }
-        None => {
-            return Err(f.missing(
-                "instance_id",
-                "give each instance a unique id such as \"owner__repo-123\"",
-            ))
-        }
+        Some(_) => return Err(f.wrong_type_text("instance_id", "a non-empty string", "an empty string")),
+        None => return Err(f.missing("instance_id", "give each instance a unique id such as \"owner__repo-123\"")),
     };
-    let test_patch =
-        f.require_str("test_patch", "give the patch that adds the tests (it may be empty)")?;
+    let test_patch = f.require_str("test_patch", "give the patch that adds the tests (it may be empty)")?;
     let version = f.take_str_or_number("version")?;
     let harness = match f.map.remove("harness") {
         None | Some(Value::Null) => None,
         Some(value) => Some(serde_json::from_value::<SpecEntry>(value).map_err(|e| {
-            f.wrong_type_text(
-                "harness",
-                "an inline harness spec entry",
-                &format!("an invalid one ({e})"),
-            )
+            f.wrong_type_text("harness", "an inline harness spec entry", &format!("an invalid one ({e})"))
         })?),
     };
     Ok(Instance {
@@ -107,9 +92,7 @@ pub(crate) fn from_record(path: &Path, record: Record) -> Result<Instance, LoadE
 pub(crate) fn number_text(f: &Fields<'_>, value: Option<&Value>) -> Result<String, LoadError> {
     match value {
         Some(Value::Number(n)) if n.is_u64() => Ok(n.to_string()),
-        Some(Value::String(s)) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
-            Ok(s.clone())
-        }
+        Some(Value::String(s)) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => Ok(s.clone()),
         Some(other) => Err(f.wrong_type("number", "a pull-request number", other)),
         None => Err(f.missing("number", "give the pull-request number")),
     }

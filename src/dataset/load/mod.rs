@@ -126,13 +126,7 @@ pub enum LoadError {
         "{path}: model {model} has two predictions for instance {id} ({first} and {second}); \
          keep exactly one, verdict does not pick one for you"
     )]
-    DuplicatePrediction {
-        path: PathBuf,
-        id: String,
-        model: String,
-        first: Location,
-        second: Location,
-    },
+    DuplicatePrediction { path: PathBuf, id: String, model: String, first: Location, second: Location },
     #[error(
         "{path}: {} prediction(s) name instances the dataset does not have: {}; check that \
          --dataset is the right file, or remove these predictions",
@@ -201,7 +195,12 @@ pub fn load_ranked(path: &Path) -> Result<Vec<crate::localize::RankedLocations>,
             }
         };
         if let Some(first) = seen.get(&id) {
-            return Err(LoadError::DuplicateInstance { path: path.to_path_buf(), id, first: first.clone(), second: at });
+            return Err(LoadError::DuplicateInstance {
+                path: path.to_path_buf(),
+                id,
+                first: first.clone(),
+                second: at,
+            });
         }
         seen.insert(id.clone(), at);
         locations.instance_id = Some(id);
@@ -268,11 +267,8 @@ pub fn match_predictions(
     predictions: &[Prediction],
     predictions_path: &Path,
 ) -> Result<Matched, LoadError> {
-    let known: HashMap<&str, usize> = instances
-        .iter()
-        .enumerate()
-        .map(|(i, instance)| (instance.instance_id.as_str(), i))
-        .collect();
+    let known: HashMap<&str, usize> =
+        instances.iter().enumerate().map(|(i, instance)| (instance.instance_id.as_str(), i)).collect();
     let mut by_instance: BTreeMap<usize, Vec<&Prediction>> = BTreeMap::new();
     let mut unknown: Vec<String> = Vec::new();
     for prediction in predictions {
@@ -283,17 +279,12 @@ pub fn match_predictions(
         }
     }
     if !unknown.is_empty() {
-        return Err(LoadError::UnknownInstances {
-            path: predictions_path.to_path_buf(),
-            ids: unknown,
-        });
+        return Err(LoadError::UnknownInstances { path: predictions_path.to_path_buf(), ids: unknown });
     }
     let mut matched = Matched { pairs: Vec::new(), unpredicted: Vec::new() };
     for (i, instance) in instances.iter().enumerate() {
         match by_instance.get(&i) {
-            Some(list) => {
-                matched.pairs.extend(list.iter().map(|p| (instance.clone(), (*p).clone())))
-            }
+            Some(list) => matched.pairs.extend(list.iter().map(|p| (instance.clone(), (*p).clone()))),
             None => matched.unpredicted.push(instance.instance_id.clone()),
         }
     }
@@ -311,8 +302,7 @@ pub fn write_instances_jsonl(path: &Path, instances: &[Instance]) -> Result<(), 
     };
     let mut file = tempfile::NamedTempFile::new_in(dir).map_err(write_err)?;
     for instance in instances {
-        let line =
-            serde_json::to_string(instance).map_err(|e| write_err(std::io::Error::other(e)))?;
+        let line = serde_json::to_string(instance).map_err(|e| write_err(std::io::Error::other(e)))?;
         writeln!(file, "{line}").map_err(write_err)?;
     }
     file.flush().map_err(write_err)?;

@@ -34,39 +34,26 @@ pub(crate) fn from_record(path: &Path, record: Record) -> Result<Prediction, Loa
     }
     let instance_id = match instance_id {
         Some(id) if !id.trim().is_empty() => id,
-        Some(_) => {
-            return Err(f.wrong_type_text("instance_id", "a non-empty string", "an empty string"))
-        }
+        Some(_) => return Err(f.wrong_type_text("instance_id", "a non-empty string", "an empty string")),
         None => return Err(f.missing("instance_id", "say which instance each prediction is for")),
     };
 
     let model_name_or_path = match f.take_str("model_name_or_path")? {
         Some(model) if !model.trim().is_empty() => model,
-        Some(_) => {
-            return Err(f.wrong_type_text(
-                "model_name_or_path",
-                "a non-empty model name",
-                "an empty string",
-            ))
+        Some(_) => return Err(f.wrong_type_text("model_name_or_path", "a non-empty model name", "an empty string")),
+        None if multi => {
+            path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".to_string())
         }
-        None if multi => path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "model".to_string()),
-        None => {
-            return Err(
-                f.missing("model_name_or_path", "name the model or method that produced the patch")
-            )
-        }
+        None => return Err(f.missing("model_name_or_path", "name the model or method that produced the patch")),
     };
 
     let model_patch = if f.has("model_patch") {
         let patch = f.take_str("model_patch")?;
         if let Some(fix) = f.take_str("fix_patch")? {
             if patch.as_deref() != Some(fix.as_str()) {
-                return Err(f.conflict(
-                    "the prediction has both `model_patch` and `fix_patch`, and they differ; keep one",
-                ));
+                return Err(
+                    f.conflict("the prediction has both `model_patch` and `fix_patch`, and they differ; keep one")
+                );
             }
         }
         patch
@@ -99,9 +86,7 @@ fn read_cost(f: &mut Fields<'_>) -> Result<Option<Cost>, LoadError> {
             cost.input_tokens = first_tokens(f, "cost", &map, &INPUT_KEYS)?;
             cost.output_tokens = first_tokens(f, "cost", &map, &OUTPUT_KEYS)?;
         }
-        Some(other) => {
-            return Err(f.wrong_type("cost", "a number of dollars or an object", &other))
-        }
+        Some(other) => return Err(f.wrong_type("cost", "a number of dollars or an object", &other)),
     }
     if cost.dollars.is_none() {
         cost.dollars = f.take_dollars("model_cost")?;
@@ -129,9 +114,7 @@ fn read_cost(f: &mut Fields<'_>) -> Result<Option<Cost>, LoadError> {
             (Some(n), Some(p)) => Some(n as f64 * p / 1_000_000.0),
             (Some(_), None) => None,
         };
-        if let (Some(a), Some(b)) =
-            (part(cost.input_tokens, price_in), part(cost.output_tokens, price_out))
-        {
+        if let (Some(a), Some(b)) = (part(cost.input_tokens, price_in), part(cost.output_tokens, price_out)) {
             cost.dollars = Some(a + b);
             cost.source = Some(CostSource::Tokens);
         }

@@ -86,10 +86,7 @@ fn write_instances_jsonl_round_trips_extra_fields() {
     assert_eq!(again, instances);
     let text = std::fs::read_to_string(&out).unwrap();
     assert_eq!(text.lines().count(), 2);
-    assert!(
-        text.contains(r#""FAIL_TO_PASS":["tests/test_ops.py::test_div"]"#),
-        "lists are written as arrays"
-    );
+    assert!(text.contains(r#""FAIL_TO_PASS":["tests/test_ops.py::test_div"]"#), "lists are written as arrays");
     assert!(text.contains(r#""image_urls":["https://example.invalid/shot.png"]"#));
 }
 
@@ -106,10 +103,7 @@ fn predictions_read_every_cost_form() {
     assert_eq!(tokens.source, Some(CostSource::Tokens));
     assert!((tokens.dollars.unwrap() - (0.03 + 0.008)).abs() < 1e-12);
     let object = preds[2].cost.clone().unwrap();
-    assert_eq!(
-        (object.dollars, object.input_tokens, object.output_tokens),
-        (Some(0.1), Some(100), Some(5))
-    );
+    assert_eq!((object.dollars, object.input_tokens, object.output_tokens), (Some(0.1), Some(100), Some(5)));
     assert_eq!(preds[2].model_patch.as_deref(), Some(""), "an empty patch is kept, not an error");
     assert_eq!(preds[3].model_patch, None);
     assert_eq!(preds[3].cost.as_ref().and_then(|c| c.dollars), Some(0.05), "model_cost");
@@ -130,10 +124,7 @@ fn keyed_and_multi_swe_bench_predictions() {
     assert_eq!(keyed[1].instance_id, "verdict-demo__calc-2");
     let msb = load_predictions(&fixture("predictions_multi_swe_bench.jsonl")).unwrap();
     assert_eq!(msb[0].instance_id, "verdict-demo__calc-1");
-    assert_eq!(
-        msb[0].model_name_or_path, "predictions_multi_swe_bench",
-        "defaults to the file stem"
-    );
+    assert_eq!(msb[0].model_name_or_path, "predictions_multi_swe_bench", "defaults to the file stem");
     assert!(msb[0].model_patch.as_deref().unwrap().starts_with("diff --git"));
 }
 
@@ -148,11 +139,8 @@ fn matching_pairs_predictions_and_lists_unpredicted_instances() {
 
     let all = load_predictions(&fixture("predictions.jsonl")).unwrap();
     let matched = match_predictions(&instances, &all, Path::new("p.jsonl")).unwrap();
-    let order: Vec<_> = matched
-        .pairs
-        .iter()
-        .map(|(i, p)| (i.instance_id.as_str(), p.model_name_or_path.as_str()))
-        .collect();
+    let order: Vec<_> =
+        matched.pairs.iter().map(|(i, p)| (i.instance_id.as_str(), p.model_name_or_path.as_str())).collect();
     assert_eq!(
         order,
         [
@@ -176,8 +164,7 @@ fn predictions_for_unknown_instances_are_listed() {
             cost: None,
         });
     }
-    let err =
-        match_predictions(&instances, &preds, Path::new("preds.jsonl")).unwrap_err().to_string();
+    let err = match_predictions(&instances, &preds, Path::new("preds.jsonl")).unwrap_err().to_string();
     assert!(err.starts_with("preds.jsonl: 2 prediction(s)"), "{err}");
     assert!(err.contains("ghost-1, ghost-2;"), "{err}");
 }
@@ -201,8 +188,7 @@ fn malformed_jsonl_line_names_file_and_line() {
 
 #[test]
 fn malformed_json_array_names_the_line() {
-    let (err, path, _dir) =
-        instance_error("data.json", "[\n  {\"instance_id\": \"a\",\n   \"repo\": }\n]\n");
+    let (err, path, _dir) = instance_error("data.json", "[\n  {\"instance_id\": \"a\",\n   \"repo\": }\n]\n");
     assert!(err.starts_with(&format!("{}, line 3: malformed JSON", path.display())), "{err}");
 }
 
@@ -212,7 +198,10 @@ fn missing_field_names_file_line_and_field() {
     let (err, path, _dir) = instance_error("data.jsonl", &text);
     assert_eq!(
         err,
-        format!("{}, line 2: missing required field `base_commit`; give the commit the task starts from", path.display())
+        format!(
+            "{}, line 2: missing required field `base_commit`; give the commit the task starts from",
+            path.display()
+        )
     );
 }
 
@@ -226,10 +215,7 @@ fn missing_field_in_array_names_the_element() {
 fn wrong_types_name_the_field() {
     let text = format!("{{\"instance_id\": \"a\", {ROW}, \"FAIL_TO_PASS\": 3}}\n");
     let (err, path, _dir) = instance_error("d.jsonl", &text);
-    assert!(
-        err.starts_with(&format!("{}, line 1: field `FAIL_TO_PASS` should be", path.display())),
-        "{err}"
-    );
+    assert!(err.starts_with(&format!("{}, line 1: field `FAIL_TO_PASS` should be", path.display())), "{err}");
     assert!(err.ends_with("found a number"), "{err}");
 
     let text = format!("{{\"instance_id\": \"a\", {ROW}, \"PASS_TO_PASS\": \"[\\\"x\\\", 4]\"}}\n");
@@ -241,19 +227,21 @@ fn wrong_types_name_the_field() {
     assert!(err.contains("found a string that is not JSON"), "{err}");
 
     let (err, _, _dir) = instance_error("d.jsonl", "[1]");
-    assert!(
-        err.ends_with("array element [0]: expected a JSON object for one instance, found a number"),
-        "{err}"
-    );
+    assert!(err.ends_with("array element [0]: expected a JSON object for one instance, found a number"), "{err}");
 }
 
 #[test]
 fn duplicate_instances_are_an_error() {
-    let text = format!("{{\"instance_id\": \"a\", {ROW}}}\n{{\"instance_id\": \"b\", {ROW}}}\n{{\"instance_id\": \"a\", {ROW}}}\n");
+    let text = format!(
+        "{{\"instance_id\": \"a\", {ROW}}}\n{{\"instance_id\": \"b\", {ROW}}}\n{{\"instance_id\": \"a\", {ROW}}}\n"
+    );
     let (err, path, _dir) = instance_error("d.jsonl", &text);
     assert_eq!(
         err,
-        format!("{}: instance a appears twice (line 1 and line 3); remove one of them, instance ids must be unique", path.display())
+        format!(
+            "{}: instance a appears twice (line 1 and line 3); remove one of them, instance ids must be unique",
+            path.display()
+        )
     );
 }
 
@@ -272,12 +260,8 @@ fn a_repeated_key_in_a_keyed_file_is_an_error() {
 
 #[test]
 fn keyed_record_whose_id_differs_from_its_key_is_an_error() {
-    let (err, _, _dir) =
-        instance_error("d.json", &format!("{{\"a\": {{\"instance_id\": \"b\", {ROW}}}}}"));
-    assert!(
-        err.contains("key \"a\": the record's instance_id is \"b\" but its key is \"a\""),
-        "{err}"
-    );
+    let (err, _, _dir) = instance_error("d.json", &format!("{{\"a\": {{\"instance_id\": \"b\", {ROW}}}}}"));
+    assert!(err.contains("key \"a\": the record's instance_id is \"b\" but its key is \"a\""), "{err}");
 }
 
 #[test]
@@ -297,37 +281,30 @@ fn duplicate_predictions_for_one_model_are_an_error() {
 
 #[test]
 fn prediction_field_errors_name_file_line_and_field() {
-    let (err, path, _dir) =
-        prediction_error("p.jsonl", "{\"instance_id\": \"a\", \"model_name_or_path\": \"m\"}\n");
+    let (err, path, _dir) = prediction_error("p.jsonl", "{\"instance_id\": \"a\", \"model_name_or_path\": \"m\"}\n");
     assert_eq!(
         err,
-        format!("{}, line 1: missing required field `model_patch`; use null or \"\" when the model produced no patch", path.display())
+        format!(
+            "{}, line 1: missing required field `model_patch`; use null or \"\" when the model produced no patch",
+            path.display()
+        )
     );
-    let (err, _, _dir) =
-        prediction_error("p.jsonl", "\n{\"instance_id\": \"a\", \"model_patch\": \"\"}\n");
+    let (err, _, _dir) = prediction_error("p.jsonl", "\n{\"instance_id\": \"a\", \"model_patch\": \"\"}\n");
     assert!(err.contains(", line 2: missing required field `model_name_or_path`"), "{err}");
+    let (err, _, _dir) =
+        prediction_error("p.jsonl", "{\"instance_id\": \"a\", \"model_name_or_path\": \"m\", \"model_patch\": 5}");
+    assert!(err.contains("line 1: field `model_patch` should be a string, found a number"), "{err}");
     let (err, _, _dir) = prediction_error(
         "p.jsonl",
-        "{\"instance_id\": \"a\", \"model_name_or_path\": \"m\", \"model_patch\": 5}",
+        "{\"instance_id\": \"a\", \"model_name_or_path\": \"m\", \"model_patch\": \"\", \"cost\": -1}",
     );
-    assert!(
-        err.contains("line 1: field `model_patch` should be a string, found a number"),
-        "{err}"
-    );
-    let (err, _, _dir) =
-        prediction_error("p.jsonl", "{\"instance_id\": \"a\", \"model_name_or_path\": \"m\", \"model_patch\": \"\", \"cost\": -1}");
-    assert!(
-        err.contains("field `cost` should be a non-negative number of dollars, found -1"),
-        "{err}"
-    );
+    assert!(err.contains("field `cost` should be a non-negative number of dollars, found -1"), "{err}");
     let (err, _, _dir) = prediction_error(
         "p.jsonl",
         "{\"instance_id\": \"a\", \"model_name_or_path\": \"m\", \"model_patch\": \"\", \"usage\": {\"prompt_tokens\": 1.5}}",
     );
     assert!(
-        err.contains(
-            "field `usage.prompt_tokens` should be a whole, non-negative token count, found 1.5"
-        ),
+        err.contains("field `usage.prompt_tokens` should be a whole, non-negative token count, found 1.5"),
         "{err}"
     );
     let (err, _, _dir) = prediction_error(
@@ -345,18 +322,14 @@ fn empty_and_binary_files_are_reported() {
     assert!(err.contains("holds no instances"), "{err}");
     let (_dir, path) = temp_file("p.jsonl", b"{\"instance_id\": \"a\"}\n\xff\xfe\x00garbage\n");
     let err = load_predictions(&path).unwrap_err().to_string();
-    assert_eq!(
-        err,
-        format!("{}, line 2: not UTF-8 text; save the file as UTF-8 JSON or JSONL", path.display())
-    );
+    assert_eq!(err, format!("{}, line 2: not UTF-8 text; save the file as UTF-8 JSON or JSONL", path.display()));
     let err = load_predictions(Path::new("/nonexistent/p.jsonl")).unwrap_err().to_string();
     assert!(err.starts_with("cannot read /nonexistent/p.jsonl"), "{err}");
 }
 
 #[test]
 fn a_single_record_object_is_one_record() {
-    let (_dir, path) =
-        temp_file("one.json", format!("{{\n \"instance_id\": \"a\", {ROW}\n}}\n").as_bytes());
+    let (_dir, path) = temp_file("one.json", format!("{{\n \"instance_id\": \"a\", {ROW}\n}}\n").as_bytes());
     let instances = load_instances(&path).unwrap();
     assert_eq!(instances.len(), 1);
     assert!(instances[0].fail_to_pass.is_empty(), "missing test lists are empty");

@@ -35,10 +35,7 @@ fn a_patch_with_a_wrong_hunk_count_does_not_parse() {
     let patch = START_PATCH.replace("@@ -1,4 +1,4 @@", "@@ -1,5 +1,5 @@");
     let err = locate(&patch, &snapshot()).unwrap_err();
     assert!(matches!(err, LocateError::Parse { line: 4, .. }), "{err}");
-    assert!(
-        err.to_string().contains("does not parse at line 4"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("does not parse at line 4"), "{err}");
 }
 
 #[test]
@@ -58,10 +55,7 @@ fn paths_outside_the_repository_are_refused() {
     ] {
         let patch = format!("--- {old}\n+++ {new}\n@@ -1 +1 @@\n-x\n+y\n");
         let err = locate(&patch, &snapshot()).unwrap_err();
-        assert!(
-            matches!(err, LocateError::UnsafePath { .. }),
-            "{old}: {err}"
-        );
+        assert!(matches!(err, LocateError::UnsafePath { .. }), "{old}: {err}");
         assert!(err.to_string().contains("outside the repository"), "{err}");
     }
 }
@@ -84,10 +78,7 @@ OcmeZB4+skJ0000
     assert_eq!(got.files, ["img/logo.png"]);
     assert_eq!(
         got.notes,
-        [FileNote {
-            path: "img/logo.png".into(),
-            reason: "binary patch: scored at file level only".into()
-        }]
+        [FileNote { path: "img/logo.png".into(), reason: "binary patch: scored at file level only".into() }]
     );
 }
 
@@ -131,55 +122,35 @@ deleted file mode 100644
 
     // A deletion that would leave lines behind does not apply (its hunk must end at the end of
     // the file, as with git apply).
-    let partial = patch
-        .replace("@@ -1,10 +0,0 @@", "@@ -1,9 +0,0 @@")
-        .replace("-    return 2\n", "");
+    let partial = patch.replace("@@ -1,10 +0,0 @@", "@@ -1,9 +0,0 @@").replace("-    return 2\n", "");
     let err = locate(&partial, &snapshot()).unwrap_err();
-    assert!(
-        matches!(err, LocateError::DoesNotApply { ref path, .. } if path == "app/core.py"),
-        "{err}"
-    );
+    assert!(matches!(err, LocateError::DoesNotApply { ref path, .. } if path == "app/core.py"), "{err}");
 }
 
 #[test]
 fn a_file_that_is_not_utf8_counts_at_file_level() {
     let mut base = MemorySnapshot::new();
-    base.insert(
-        "legacy.py",
-        b"def f():\n    return '\xe9t\xe9'\n\ndef g():\n    return 1\n".to_vec(),
-    );
+    base.insert("legacy.py", b"def f():\n    return '\xe9t\xe9'\n\ndef g():\n    return 1\n".to_vec());
     let patch = "--- a/legacy.py\n+++ b/legacy.py\n@@ -4,2 +4,2 @@\n def g():\n-    return 1\n+    return 2\n";
     let got = locate(patch, &base).unwrap();
     assert_eq!(got.files, ["legacy.py"]);
     assert!(got.functions.is_empty());
-    assert_eq!(
-        got.notes[0].reason,
-        "the pre-image is not UTF-8: scored at file level only"
-    );
+    assert_eq!(got.notes[0].reason, "the pre-image is not UTF-8: scored at file level only");
 }
 
 #[test]
 fn a_minified_file_is_bounded_and_noted() {
-    let body: String = (0..3000)
-        .map(|i| format!("function f{i}(a){{return a+{i}}}"))
-        .collect();
+    let body: String = (0..3000).map(|i| format!("function f{i}(a){{return a+{i}}}")).collect();
     let mut base = MemorySnapshot::new();
     base.insert("dist/app.min.js", format!("{body}\n"));
     let changed = body.replace("return a+1500}", "return a-1500}");
-    let patch =
-        format!("--- a/dist/app.min.js\n+++ b/dist/app.min.js\n@@ -1 +1 @@\n-{body}\n+{changed}\n");
+    let patch = format!("--- a/dist/app.min.js\n+++ b/dist/app.min.js\n@@ -1 +1 @@\n-{body}\n+{changed}\n");
     let started = std::time::Instant::now();
     let got = locate(&patch, &base).unwrap();
     assert!(started.elapsed().as_secs() < 5);
     assert_eq!(got.files, ["dist/app.min.js"]);
     assert!(got.functions.is_empty());
-    assert!(
-        got.notes[0]
-            .reason
-            .starts_with("minified or generated: changed line 1"),
-        "{}",
-        got.notes[0]
-    );
+    assert!(got.notes[0].reason.starts_with("minified or generated: changed line 1"), "{}", got.notes[0]);
 }
 
 #[test]
@@ -187,23 +158,14 @@ fn a_hunk_whose_removed_line_is_not_there_does_not_apply() {
     // A stale context line would apply with fuzz (see `lenient`); a removed line never does.
     let patch = START_PATCH.replace("-        return 1", "-        return 5");
     let err = locate(&patch, &snapshot()).unwrap_err();
-    assert!(
-        matches!(err, LocateError::DoesNotApply { ref path, .. } if path == "app/core.py"),
-        "{err}"
-    );
+    assert!(matches!(err, LocateError::DoesNotApply { ref path, .. } if path == "app/core.py"), "{err}");
     assert!(err.to_string().contains("hunk 1 (patch line 4)"), "{err}");
 
     // Modifying a missing file, and creating an existing one, do not apply either.
     let missing = START_PATCH.replace("app/core.py", "app/none.py");
-    assert!(locate(&missing, &snapshot())
-        .unwrap_err()
-        .to_string()
-        .contains("does not exist at the base commit"));
+    assert!(locate(&missing, &snapshot()).unwrap_err().to_string().contains("does not exist at the base commit"));
     let create = "--- /dev/null\n+++ b/app/core.py\n@@ -0,0 +1 @@\n+x = 1\n";
-    assert!(locate(create, &snapshot())
-        .unwrap_err()
-        .to_string()
-        .contains("already exists"));
+    assert!(locate(create, &snapshot()).unwrap_err().to_string().contains("already exists"));
 }
 
 #[test]
@@ -219,21 +181,11 @@ fn plain_patches_with_leading_blank_lines_and_moved_hunks_apply() {
 #[test]
 fn a_candidate_without_net_change_counts_nothing() {
     let patch = "--- a/app/core.py\n+++ b/app/core.py\n@@ -9,2 +9,3 @@\n def helper():\n-    return 2\n+    return 2\n";
-    let err = locate(
-        &patch.replace("@@ -9,2 +9,3 @@", "@@ -9,2 +9,2 @@"),
-        &snapshot(),
-    )
-    .unwrap();
+    let err = locate(&patch.replace("@@ -9,2 +9,3 @@", "@@ -9,2 +9,2 @@"), &snapshot()).unwrap();
     assert!(err.files.is_empty());
-    assert_eq!(
-        err.notes[0].reason,
-        "the patch leaves this file unchanged: not counted"
-    );
+    assert_eq!(err.notes[0].reason, "the patch leaves this file unchanged: not counted");
     // The miscounted original does not parse.
-    assert!(matches!(
-        locate(patch, &snapshot()).unwrap_err(),
-        LocateError::Parse { .. }
-    ));
+    assert!(matches!(locate(patch, &snapshot()).unwrap_err(), LocateError::Parse { .. }));
 }
 
 #[test]
@@ -247,14 +199,9 @@ fn no_newline_at_end_of_file_and_crlf_lines_apply_exactly() {
     assert_eq!(got.files, ["win.py", "tail.py"]);
     assert_eq!(got.functions, ["win.py:a", "tail.py:b"]);
     // Without the marker the last line does not match.
-    let wrong = patch.replace(
-        "\\ No newline at end of file\n+    return 2\n\\ No newline at end of file\n",
-        "+    return 2\n",
-    );
-    assert!(matches!(
-        locate(&wrong, &base).unwrap_err(),
-        LocateError::DoesNotApply { .. }
-    ));
+    let wrong =
+        patch.replace("\\ No newline at end of file\n+    return 2\n\\ No newline at end of file\n", "+    return 2\n");
+    assert!(matches!(locate(&wrong, &base).unwrap_err(), LocateError::DoesNotApply { .. }));
 }
 
 #[test]
@@ -271,27 +218,17 @@ diff --git \"a/src/caf\\303\\251.py\" \"b/src/caf\\303\\251.py\"\n--- \"a/src/ca
 
 #[test]
 fn a_huge_rewrite_is_bounded_and_noted() {
-    let pre: String = (0..1500)
-        .map(|i| format!("def f{i}():\n    return {i}\n"))
-        .collect();
-    let post: String = (0..1500)
-        .map(|i| format!("def f{i}():\n    return -{i}\n"))
-        .collect();
+    let pre: String = (0..1500).map(|i| format!("def f{i}():\n    return {i}\n")).collect();
+    let post: String = (0..1500).map(|i| format!("def f{i}():\n    return -{i}\n")).collect();
     let mut base = MemorySnapshot::new();
     base.insert("big.py", pre.clone());
-    let body: String = pre
-        .lines()
-        .map(|l| format!("-{l}\n"))
-        .chain(post.lines().map(|l| format!("+{l}\n")))
-        .collect();
+    let body: String = pre.lines().map(|l| format!("-{l}\n")).chain(post.lines().map(|l| format!("+{l}\n"))).collect();
     let patch = format!("--- a/big.py\n+++ b/big.py\n@@ -1,3000 +1,3000 @@\n{body}");
     let started = std::time::Instant::now();
     let got = locate(&patch, &base).unwrap();
     assert!(started.elapsed().as_secs() < 10);
     assert_eq!(got.functions.len(), 1500);
-    assert!(got.notes.iter().any(|n| n
-        .reason
-        .starts_with("too many changes for an exact line diff")));
+    assert!(got.notes.iter().any(|n| n.reason.starts_with("too many changes for an exact line diff")));
 }
 
 #[test]
@@ -301,10 +238,7 @@ fn a_file_without_a_grammar_counts_at_file_level() {
     let patch = "--- a/setup.cfg\n+++ b/setup.cfg\n@@ -1,2 +1,2 @@\n [metadata]\n-name = app\n+name = app2\n";
     let got = locate(patch, &base).unwrap();
     assert_eq!(got.files, ["setup.cfg"]);
-    assert_eq!(
-        got.notes[0].reason,
-        "no grammar for `.cfg` files: scored at file level only"
-    );
+    assert_eq!(got.notes[0].reason, "no grammar for `.cfg` files: scored at file level only");
 }
 
 #[test]
@@ -313,11 +247,7 @@ fn a_rename_onto_an_existing_file_does_not_apply() {
     base.insert("app/other.py", "x = 1\n");
     let patch = "diff --git a/app/core.py b/app/other.py\nsimilarity index 100%\nrename from app/core.py\nrename to app/other.py\n";
     let err = locate(patch, &base).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("renames a file onto one that exists"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("renames a file onto one that exists"), "{err}");
     // A pure rename counts at file level under the old path.
     let got = locate(&patch.replace("other.py", "engine.py"), &snapshot()).unwrap();
     assert_eq!(got.files, ["app/core.py"]);

@@ -36,16 +36,9 @@ fn blocks_rebuild_the_post_image_on_pseudo_random_inputs() {
         let (la, lb) = (lines(&a), lines(&b));
         let (blocks, coarse) = diff_lines(&la, &lb);
         assert!(!coarse);
-        assert_eq!(
-            rebuild(&la, &lb, &blocks),
-            lb,
-            "a={a:?} b={b:?} blocks={blocks:?}"
-        );
+        assert_eq!(rebuild(&la, &lb, &blocks), lb, "a={a:?} b={b:?} blocks={blocks:?}");
         for pair in blocks.windows(2) {
-            assert!(
-                pair[0].old.end < pair[1].old.start && pair[0].new.end < pair[1].new.start,
-                "{blocks:?}"
-            );
+            assert!(pair[0].old.end < pair[1].old.start && pair[0].new.end < pair[1].new.start, "{blocks:?}");
         }
         for block in &blocks {
             assert!(!(block.old.is_empty() && block.new.is_empty()));
@@ -59,13 +52,7 @@ fn an_inserted_function_is_placed_after_the_closing_brace_it_shares() {
     let b = lines("function a() {\n  x();\n}\n\nfunction b() {\n  y();\n}\n\nfunction c() {\n}\n");
     let (blocks, _) = diff_lines(&a, &b);
     // Not `}` + blank + header + body (which would touch a's closing brace).
-    assert_eq!(
-        blocks,
-        [Block {
-            old: 4..4,
-            new: 4..8
-        }]
-    );
+    assert_eq!(blocks, [Block { old: 4..4, new: 4..8 }]);
 }
 
 #[test]
@@ -76,11 +63,5 @@ fn insertions_in_the_middle_slide_down_past_equal_lines() {
     let (blocks, _) = diff_lines(&a, &b);
     assert_eq!(rebuild(&a, &b, &blocks), b);
     // The inserted `  }` goes after the existing one (line 4), not before it.
-    assert!(
-        blocks.contains(&Block {
-            old: 4..4,
-            new: 4..5
-        }),
-        "{blocks:?}"
-    );
+    assert!(blocks.contains(&Block { old: 4..4, new: 4..5 }), "{blocks:?}");
 }

@@ -10,9 +10,7 @@ use crate::localize::sections::apply_strictly;
 use crate::localize::{locate, FileNote, MemorySnapshot, PatchLocations, SnapshotCache};
 
 fn case_dir(case: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/localize")
-        .join(case)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/localize").join(case)
 }
 
 fn read_tree(root: &Path) -> MemorySnapshot {
@@ -24,11 +22,7 @@ fn read_tree(root: &Path) -> MemorySnapshot {
             if path.is_dir() {
                 stack.push(path);
             } else {
-                let rel = path
-                    .strip_prefix(root)
-                    .expect("inside root")
-                    .to_string_lossy()
-                    .replace('\\', "/");
+                let rel = path.strip_prefix(root).expect("inside root").to_string_lossy().replace('\\', "/");
                 snapshot.insert(rel, std::fs::read(&path).expect("fixture file"));
             }
         }
@@ -64,28 +58,12 @@ fn check_one(case: &str, path: &str, want: One<'_>) {
     let got = locate(&patch, &snapshot).unwrap_or_else(|e| panic!("{case}: {e}"));
     let p = format!("{path}:");
     assert_eq!(got.files, vec![path.to_string()], "{case}: files");
-    assert!(
-        got.created_files.is_empty(),
-        "{case}: created {:?}",
-        got.created_files
-    );
+    assert!(got.created_files.is_empty(), "{case}: created {:?}", got.created_files);
     assert_eq!(got.classes, list(&p, want.classes), "{case}: classes");
-    assert_eq!(
-        got.added_classes,
-        list(&p, want.added_classes),
-        "{case}: added classes"
-    );
+    assert_eq!(got.added_classes, list(&p, want.added_classes), "{case}: added classes");
     assert_eq!(got.functions, list(&p, want.functions), "{case}: functions");
-    assert_eq!(
-        got.added_functions,
-        list(&p, want.added_functions),
-        "{case}: added functions"
-    );
-    assert!(
-        got.parse_errors.is_empty(),
-        "{case}: parse errors {:?}",
-        got.parse_errors
-    );
+    assert_eq!(got.added_functions, list(&p, want.added_functions), "{case}: added functions");
+    assert!(got.parse_errors.is_empty(), "{case}: parse errors {:?}", got.parse_errors);
 }
 
 /// Applying each real patch to `before/` must give exactly `after/`.
@@ -114,17 +92,10 @@ fn patches_apply_to_exactly_the_after_tree() {
         for file in files {
             match &file.contents {
                 _ if file.binary => {}
-                Some(contents) => assert_eq!(
-                    Some(contents),
-                    after.files.get(&file.path),
-                    "{case}: {} differs from after/",
-                    file.path
-                ),
-                None => assert!(
-                    !after.files.contains_key(&file.path),
-                    "{case}: {} not deleted",
-                    file.path
-                ),
+                Some(contents) => {
+                    assert_eq!(Some(contents), after.files.get(&file.path), "{case}: {} differs from after/", file.path)
+                }
+                None => assert!(!after.files.contains_key(&file.path), "{case}: {} not deleted", file.path),
             }
         }
     }
@@ -183,10 +154,7 @@ fn typescript_and_tsx_decorators_interfaces_enums_namespaces_overloads() {
         functions: [
             // `@Log()` is a sibling decorator of fetch; `namespace Helpers` adds no name; the
             // overload signature and the implementation share `fetchText`.
-            list(
-                svc,
-                &["Service.fetch", "Service.onError", "join", "fetchText"],
-            ),
+            list(svc, &["Service.fetch", "Service.onError", "join", "fetchText"]),
             // `React.memo(function Inner…)` takes the variable's name.
             list(view, &["Header", "App", "Memo"]),
         ]
@@ -202,12 +170,7 @@ fn java_inner_classes_overloads_annotations_anonymous_classes() {
         "java",
         "src/main/java/com/acme/Parser.java",
         One {
-            classes: &[
-                "Parser",
-                "Parser.Token",
-                "Parser.Token.Kind",
-                "Parser.Visitor",
-            ],
+            classes: &["Parser", "Parser.Token", "Parser.Token.Kind", "Parser.Visitor"],
             added_classes: &[],
             // Both `parse` overloads are `Parser.parse`; the added `@SuppressWarnings` line
             // belongs to toString; the anonymous Runnable adds no name, so its run() is
@@ -262,11 +225,7 @@ fn c_functions_typedef_structs_prototypes_and_macros() {
         files: vec!["src/buf.c".into(), "src/buf.h".into()],
         classes: vec!["src/buf.c:buffer".into()],
         // The BUF_INIT macro counts at file level only; a changed prototype is a function.
-        functions: vec![
-            "src/buf.c:grow".into(),
-            "src/buf.c:buf_append".into(),
-            "src/buf.h:buf_free".into(),
-        ],
+        functions: vec!["src/buf.c:grow".into(), "src/buf.c:buf_append".into(), "src/buf.h:buf_free".into()],
         added_functions: vec!["src/buf.h:buf_reserve".into()],
         ..PatchLocations::default()
     };
@@ -298,11 +257,7 @@ fn csharp_attributes_properties_and_nested_classes() {
         One {
             classes: &["Account", "Account.Statement"],
             added_classes: &[],
-            functions: &[
-                "Account.Balance",
-                "Account.Deposit",
-                "Account.Statement.Render",
-            ],
+            functions: &["Account.Balance", "Account.Deposit", "Account.Statement.Render"],
             added_functions: &["Account.Withdraw"],
         },
     );
@@ -317,12 +272,7 @@ fn ruby_modules_singleton_methods_and_blocks() {
             classes: &["Shop.Cart", "Shop.Pricing"],
             added_classes: &[],
             // `class << self` adds no name; the each-block folds into from.
-            functions: &[
-                "Shop.Cart.add",
-                "Shop.Cart.empty",
-                "Shop.Cart.from",
-                "Shop.Pricing.total",
-            ],
+            functions: &["Shop.Cart.add", "Shop.Cart.empty", "Shop.Cart.from", "Shop.Pricing.total"],
             added_functions: &[],
         },
     );
@@ -364,23 +314,14 @@ fn renames_created_deleted_binary_and_mode_changes() {
     // function is named with the pre-image path.
     assert_eq!(got.functions, ["src/a.py:one", "src/old_name.py:describe"]);
     assert!(got.added_functions.is_empty());
-    let note = |path: &str, reason: &str| FileNote {
-        path: path.into(),
-        reason: reason.into(),
-    };
+    let note = |path: &str, reason: &str| FileNote { path: path.into(), reason: reason.into() };
     assert_eq!(
         got.notes,
         [
             note("assets/logo.png", "binary patch: scored at file level only"),
-            note(
-                "docs/README.md",
-                "no grammar for `.md` files: scored at file level only"
-            ),
+            note("docs/README.md", "no grammar for `.md` files: scored at file level only"),
             note("src/created.py", "created by the patch: listed, not scored"),
-            note(
-                "src/gone.py",
-                "deleted by the patch: scored at file level only"
-            ),
+            note("src/gone.py", "deleted by the patch: scored at file level only"),
         ]
     );
 }
@@ -397,38 +338,11 @@ fn syntax_errors_limit_only_the_broken_definitions_to_file_level() {
     assert_eq!(got.functions, ["app.py:f", "app.py:g", "broken.js:ok"]);
     assert!(got.classes.is_empty() && got.added_functions.is_empty());
     assert_eq!(got.parse_errors.len(), 3, "{:?}", got.parse_errors);
-    let errors: Vec<(&str, &str)> = got
-        .parse_errors
-        .iter()
-        .map(|e| {
-            (
-                e.path.as_str(),
-                e.reason.split(':').next().unwrap_or_default(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        errors,
-        [
-            ("app.py", "post-image"),
-            ("broken.js", "pre-image"),
-            ("broken.js", "post-image")
-        ]
-    );
-    assert!(
-        got.parse_errors[0]
-            .reason
-            .starts_with("post-image: syntax error at line 6"),
-        "{}",
-        got.parse_errors[0]
-    );
-    assert!(
-        got.parse_errors[1]
-            .reason
-            .starts_with("pre-image: syntax error at line 5"),
-        "{}",
-        got.parse_errors[1]
-    );
+    let errors: Vec<(&str, &str)> =
+        got.parse_errors.iter().map(|e| (e.path.as_str(), e.reason.split(':').next().unwrap_or_default())).collect();
+    assert_eq!(errors, [("app.py", "post-image"), ("broken.js", "pre-image"), ("broken.js", "post-image")]);
+    assert!(got.parse_errors[0].reason.starts_with("post-image: syntax error at line 6"), "{}", got.parse_errors[0]);
+    assert!(got.parse_errors[1].reason.starts_with("pre-image: syntax error at line 5"), "{}", got.parse_errors[1]);
     let notes: Vec<String> = got.notes.iter().map(|n| n.to_string()).collect();
     assert_eq!(
         notes,

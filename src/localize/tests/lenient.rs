@@ -10,8 +10,8 @@ use crate::localize::apply::split_lines;
 use crate::localize::lenient::apply_hunks_lenient;
 use crate::localize::patch::parse_patch;
 use crate::localize::{
-    apply_patch, locate, AppliedWith, Candidate, CandidateOutcome, GoldOutcome, LocalizeItem,
-    Localizer, LocateError, MemorySnapshot, PatchLocations, DEFAULT_MAX_FUZZ,
+    apply_patch, locate, AppliedWith, Candidate, CandidateOutcome, GoldOutcome, LocalizeItem, Localizer, LocateError,
+    MemorySnapshot, PatchLocations, DEFAULT_MAX_FUZZ,
 };
 
 const CALC: &str = r#""""Calculator helpers."""
@@ -150,13 +150,9 @@ fn snapshot() -> MemorySnapshot {
 fn lenient(patch: &str, max_fuzz: usize) -> Result<(String, Vec<(usize, isize)>), String> {
     let sections = parse_patch(patch).map_err(|e| e.to_string())?;
     let pre = split_lines(CALC.as_bytes());
-    let (post, placements) =
-        apply_hunks_lenient(&pre, &sections[0].hunks, max_fuzz).map_err(|m| m.reason)?;
+    let (post, placements) = apply_hunks_lenient(&pre, &sections[0].hunks, max_fuzz).map_err(|m| m.reason)?;
     let post = String::from_utf8(post.concat()).map_err(|e| e.to_string())?;
-    Ok((
-        post,
-        placements.iter().map(|p| (p.fuzz, p.offset())).collect(),
-    ))
+    Ok((post, placements.iter().map(|p| (p.fuzz, p.offset())).collect()))
 }
 
 fn reasons(locations: &PatchLocations) -> Vec<String> {
@@ -176,10 +172,7 @@ fn an_exact_patch_records_exact_and_no_notes() {
 fn an_offset_alone_is_found_by_either_step() {
     let (post, placements) = lenient(OFFSET, DEFAULT_MAX_FUZZ).expect("applies");
     assert_eq!(placements, [(0, 2)]);
-    assert_eq!(
-        post,
-        CALC.replace("value * factor", "value * float(factor)")
-    );
+    assert_eq!(post, CALC.replace("value * factor", "value * float(factor)"));
 
     // `git apply` moves hunks too, so the first step takes it.
     let got = locate(OFFSET, &snapshot()).expect("applies");
@@ -187,10 +180,8 @@ fn an_offset_alone_is_found_by_either_step() {
     assert_eq!(got.functions, ["calc.py:scale"]);
     assert_eq!(
         reasons(&got),
-        [
-            "calc.py: hunks applied away from their stated lines, as `git apply` allows: \
-          hunk 1 (patch line 3) at line 8: offset +2 lines"
-        ]
+        ["calc.py: hunks applied away from their stated lines, as `git apply` allows: \
+          hunk 1 (patch line 3) at line 8: offset +2 lines"]
     );
 }
 
@@ -217,11 +208,7 @@ fn a_stale_context_line_applies_with_fuzz_1() {
         ]
     );
     let files = apply_patch(FUZZ_1, &snapshot()).expect("applies");
-    assert_eq!(
-        files[0].contents.as_deref(),
-        Some(post.as_bytes()),
-        "apply_patch takes the same steps"
-    );
+    assert_eq!(files[0].contents.as_deref(), Some(post.as_bytes()), "apply_patch takes the same steps");
 }
 
 #[test]
@@ -268,9 +255,7 @@ fn the_fuzz_limit_is_the_callers() {
     assert_eq!(placements, [(3, 0)]);
     assert_eq!(post, CALC.replace("raw / 10\n", "raw / 100\n"));
     let mut localizer = Localizer::new().with_max_fuzz(5);
-    let got = localizer
-        .locate(FUZZ_3, &snapshot(), &mut Default::default())
-        .expect("applies");
+    let got = localizer.locate(FUZZ_3, &snapshot(), &mut Default::default()).expect("applies");
     assert_eq!(got.applied_with, AppliedWith::Fuzz);
     assert_eq!(got.functions, ["calc.py:Meter.read"]);
 
@@ -285,11 +270,8 @@ fn a_second_hunk_finds_its_offset_after_the_first_changed_the_line_count() {
     assert_eq!(placements, [(1, 1), (0, 2)]);
     assert_eq!(
         post,
-        CALC.replace(
-            "    return a + b\n",
-            "    if a is None:\n        return b\n    return a + b\n"
-        )
-        .replace("raw / 10\n", "raw / 100\n")
+        CALC.replace("    return a + b\n", "    if a is None:\n        return b\n    return a + b\n")
+            .replace("raw / 10\n", "raw / 100\n")
     );
 
     let got = locate(TWO_HUNKS, &snapshot()).expect("applies");
@@ -308,17 +290,14 @@ fn context_overlapping_the_previous_hunk_applies_as_patch_allows() {
     assert_eq!(placements, [(0, 0), (0, 0)]);
     assert_eq!(
         post,
-        CALC.replace("raw / 10\n", "raw / 100\n")
-            .replace("        return value\n", "        return round(value, 2)\n")
+        CALC.replace("raw / 10\n", "raw / 100\n").replace("        return value\n", "        return round(value, 2)\n")
     );
     // No hunk moved or needed fuzz, but only `patch` accepts it: recorded as `offset`.
     let got = locate(OVERLAP, &snapshot()).expect("applies");
     assert_eq!(got.applied_with, AppliedWith::Offset);
     assert_eq!(got.functions, ["calc.py:Meter.read"]);
     assert_eq!(got.notes.len(), 1, "{:?}", got.notes);
-    assert!(got.notes[0]
-        .reason
-        .starts_with("`git apply` refuses the patch here (hunk 2"));
+    assert!(got.notes[0].reason.starts_with("`git apply` refuses the patch here (hunk 2"));
 }
 
 /// patch: "Hunk #1 succeeded at 3 (offset -999999997 lines)." and "Hunk #2 succeeded at 19
@@ -344,8 +323,7 @@ fn absurd_line_numbers_stay_cheap() {
     assert_eq!(placements, [(0, -999_999_997), (0, 1)]);
     assert_eq!(
         post,
-        CALC.replacen("import math\n\n", "import math\n# helpers\n", 1)
-            .replace("raw / 10\n", "raw / 100\n")
+        CALC.replacen("import math\n\n", "import math\n# helpers\n", 1).replace("raw / 10\n", "raw / 100\n")
     );
 }
 
@@ -355,11 +333,8 @@ fn reports_written_before_applied_with_read_as_exact() {
         "functions":["a.py:f"],"added_functions":[]}"#;
     let locations: PatchLocations = serde_json::from_str(old).expect("old report");
     assert_eq!(locations.applied_with, AppliedWith::Exact);
-    let json = serde_json::to_value(PatchLocations {
-        applied_with: AppliedWith::Fuzz,
-        ..PatchLocations::default()
-    })
-    .expect("serializes");
+    let json = serde_json::to_value(PatchLocations { applied_with: AppliedWith::Fuzz, ..PatchLocations::default() })
+        .expect("serializes");
     assert_eq!(json["applied_with"], "fuzz");
 }
 
@@ -367,22 +342,15 @@ fn reports_written_before_applied_with_read_as_exact() {
 #[test]
 fn the_demo_candidate_with_a_stale_context_line_scores_as_applied() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/localize/demo_pycalc_4");
-    let read = |name: &str| {
-        std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
-    };
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
     let path = "pycalc/evaluate.py";
-    let base: MemorySnapshot = [(path, read("before/pycalc/evaluate.py"))]
-        .into_iter()
-        .collect();
+    let base: MemorySnapshot = [(path, read("before/pycalc/evaluate.py"))].into_iter().collect();
     let log = read("apply_log.txt");
     assert!(log.contains("Hunk #1 succeeded at 82 with fuzz 1 (offset 1 line)."));
 
     // The post-image is the one `patch` left in the scratch repository.
     let files = apply_patch(&read("candidate.diff"), &base).expect("applies");
-    assert_eq!(
-        files[0].contents.as_deref(),
-        Some(read("after_patch/pycalc/evaluate.py").as_bytes())
-    );
+    assert_eq!(files[0].contents.as_deref(), Some(read("after_patch/pycalc/evaluate.py").as_bytes()));
 
     let summary = Localizer::new().score_all([LocalizeItem {
         instance_id: "verdict-demo__pycalc-4".into(),
@@ -392,9 +360,7 @@ fn the_demo_candidate_with_a_stale_context_line_scores_as_applied() {
         snapshot: Box::new(base),
     }]);
     let result = &summary.instances[0];
-    let GoldOutcome::Located { locations: gold } = &result.gold else {
-        panic!("gold located: {:?}", result.gold)
-    };
+    let GoldOutcome::Located { locations: gold } = &result.gold else { panic!("gold located: {:?}", result.gold) };
     assert_eq!(gold.applied_with, AppliedWith::Exact);
     let CandidateOutcome::Applied { locations } = &result.candidate else {
         panic!("candidate applied: {:?}", result.candidate)
@@ -405,9 +371,7 @@ fn the_demo_candidate_with_a_stale_context_line_scores_as_applied() {
     assert_eq!(locations.classes, gold.classes);
     assert_eq!(locations.files, gold.files);
     assert!(
-        reasons(locations)
-            .iter()
-            .any(|r| r.ends_with("hunk 1 (patch line 4) at line 82: offset +1 line, fuzz 1")),
+        reasons(locations).iter().any(|r| r.ends_with("hunk 1 (patch line 4) at line 82: offset +1 line, fuzz 1")),
         "{:?}",
         locations.notes
     );
@@ -415,10 +379,7 @@ fn the_demo_candidate_with_a_stale_context_line_scores_as_applied() {
     assert_eq!(scores.function.as_ref().map(|s| s.f1), Some(1.0));
 
     let agg = &summary.aggregate;
-    assert_eq!(
-        (agg.candidates_applied, agg.candidates_applied_with_fuzz),
-        (1, 1)
-    );
+    assert_eq!((agg.candidates_applied, agg.candidates_applied_with_fuzz), (1, 1));
     assert_eq!(agg.applied_only.function.n, 1);
     assert_eq!(agg.applied_only.function.f1, 1.0);
 }

@@ -27,44 +27,15 @@ fn each_metric_on_a_small_set_matches_the_hand_computation() {
     //   precision 6/7; recall 1; F1 = 2·(6/7) / (6/7 + 1) = 12/13.
     //   Acc@1 0 (six gold); Acc@5 0 (m6 is 7th); Acc@10 1.
     //   Hit@1 1. Recall@1 1/6, Recall@5 5/6, Recall@10 1. RR 1.
-    let d = LevelScores::compute(
-        &s(&["m1", "m2", "m3", "m4", "m5", "m6"]),
-        &s(&["m1", "m2", "m3", "m4", "m5", "z", "m6"]),
-    );
+    let d =
+        LevelScores::compute(&s(&["m1", "m2", "m3", "m4", "m5", "m6"]), &s(&["m1", "m2", "m3", "m4", "m5", "z", "m6"]));
 
     let expect = [
         // (scores, P, R, F1, Acc@1,5,10, Hit@1,5,10, Recall@1,5,10, RR)
-        (
-            &a,
-            2.0 / 6.0,
-            1.0,
-            0.5,
-            [0.0, 1.0, 1.0],
-            [0.0, 1.0, 1.0],
-            [0.0, 1.0, 1.0],
-            0.5,
-        ),
-        (
-            &b,
-            0.5,
-            1.0,
-            2.0 / 3.0,
-            [1.0, 1.0, 1.0],
-            [1.0, 1.0, 1.0],
-            [1.0, 1.0, 1.0],
-            1.0,
-        ),
+        (&a, 2.0 / 6.0, 1.0, 0.5, [0.0, 1.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 1.0], 0.5),
+        (&b, 0.5, 1.0, 2.0 / 3.0, [1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0], 1.0),
         (&c, 0.0, 0.0, 0.0, [0.0; 3], [0.0; 3], [0.0; 3], 0.0),
-        (
-            &d,
-            6.0 / 7.0,
-            1.0,
-            12.0 / 13.0,
-            [0.0, 0.0, 1.0],
-            [1.0, 1.0, 1.0],
-            [1.0 / 6.0, 5.0 / 6.0, 1.0],
-            1.0,
-        ),
+        (&d, 6.0 / 7.0, 1.0, 12.0 / 13.0, [0.0, 0.0, 1.0], [1.0, 1.0, 1.0], [1.0 / 6.0, 5.0 / 6.0, 1.0], 1.0),
     ];
     for (i, (got, p, r, f1, acc, hit, rec, rr)) in expect.iter().enumerate() {
         let what = |m: &str| format!("instance {i}: {m}");
@@ -82,18 +53,9 @@ fn each_metric_on_a_small_set_matches_the_hand_computation() {
         close(got.recall_at_10, rec[2], &what("recall@10"));
         close(got.reciprocal_rank, *rr, &what("reciprocal rank"));
     }
-    assert_eq!(
-        (a.gold, a.predicted, a.correct, a.first_hit_rank),
-        (2, 6, 2, Some(2))
-    );
-    assert_eq!(
-        (b.gold, b.predicted, b.correct, b.first_hit_rank),
-        (1, 2, 1, Some(1))
-    );
-    assert_eq!(
-        (c.gold, c.predicted, c.correct, c.first_hit_rank),
-        (3, 0, 0, None)
-    );
+    assert_eq!((a.gold, a.predicted, a.correct, a.first_hit_rank), (2, 6, 2, Some(2)));
+    assert_eq!((b.gold, b.predicted, b.correct, b.first_hit_rank), (1, 2, 1, Some(1)));
+    assert_eq!((c.gold, c.predicted, c.correct, c.first_hit_rank), (3, 0, 0, None));
 
     // Means over the four (n = 4):
     //   precision (1/3 + 1/2 + 0 + 6/7) / 4 = 0.422619…; recall (1+1+0+1)/4 = 0.75;

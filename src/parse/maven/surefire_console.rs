@@ -96,11 +96,7 @@ pub(crate) fn read_console(text: &str) -> Read {
         }
         if let Some((head, status)) = method_line(body) {
             pending =
-                method(head, current.as_deref(), &state.classes).map(|(class, name)| Pending {
-                    class,
-                    name,
-                    status,
-                });
+                method(head, current.as_deref(), &state.classes).map(|(class, name)| Pending { class, name, status });
             continue;
         }
         let trimmed = body.trim();
@@ -125,20 +121,14 @@ pub(crate) fn read_console(text: &str) -> Read {
     state.add_method(pending.take());
     let added = state.add_summary(&summary);
     if state.map.is_empty() {
-        return Read::Unusable(
-            "it shows no surefire `Tests run:` class lines or failing methods".to_string(),
-        );
+        return Read::Unusable("it shows no surefire `Tests run:` class lines or failing methods".to_string());
     }
-    let mut notes = vec![
-        "console: surefire lists only failing methods, so passing methods are \
+    let mut notes = vec!["console: surefire lists only failing methods, so passing methods are \
                           absent; each class has a class-level entry (id = the class) from its \
                           `Tests run:` line"
-            .to_string(),
-    ];
+        .to_string()];
     if added > 0 {
-        notes.push(format!(
-            "console: {added} failing methods were known only from the Results summary"
-        ));
+        notes.push(format!("console: {added} failing methods were known only from the Results summary"));
     }
     // A class named by several lines (class line, class-level error) is one entry by design.
     let (tests, _) = state.map.finish(None);
@@ -158,11 +148,7 @@ impl State {
                 .and_then(|n| n.trim().parse().ok())
                 .unwrap_or(0)
         };
-        let run = counts
-            .split(',')
-            .next()
-            .and_then(|n| n.trim().parse::<usize>().ok())
-            .unwrap_or(0);
+        let run = counts.split(',').next().and_then(|n| n.trim().parse::<usize>().ok()).unwrap_or(0);
         if run == 0 {
             return;
         }
@@ -181,11 +167,7 @@ impl State {
     fn record_class(&mut self, class: &str, status: TestStatus) {
         let kept = self.class_level.entry(class.to_string()).or_insert(status);
         *kept = most_severe(*kept, status);
-        let result = TestResult {
-            status,
-            file: None,
-            class: Some(class.to_string()),
-        };
+        let result = TestResult { status, file: None, class: Some(class.to_string()) };
         self.map.insert(class.to_string(), result);
     }
 
@@ -195,15 +177,8 @@ impl State {
             self.record_class(&p.class, p.status);
             return;
         }
-        self.failing.insert((
-            top_level(&p.class).to_string(),
-            base_name(&p.name).to_string(),
-        ));
-        let result = TestResult {
-            status: p.status,
-            file: None,
-            class: Some(p.class.clone()),
-        };
+        self.failing.insert((top_level(&p.class).to_string(), base_name(&p.name).to_string()));
+        let result = TestResult { status: p.status, file: None, class: Some(p.class.clone()) };
         self.map.insert(format!("{}.{}", p.class, p.name), result);
     }
 
@@ -216,18 +191,12 @@ impl State {
             };
             let top = top_level(&class);
             let failed_class = self.class_level.get(top).is_some_and(|s| s.is_failure());
-            let known = self
-                .failing
-                .contains(&(top.to_string(), base_name(&name).to_string()));
+            let known = self.failing.contains(&(top.to_string(), base_name(&name).to_string()));
             let class_error = self.class_level.get(top) == Some(&TestStatus::Error);
             if known || class_error || !failed_class {
                 continue;
             }
-            self.add_method(Some(Pending {
-                class,
-                name,
-                status: *status,
-            }));
+            self.add_method(Some(Pending { class, name, status: *status }));
             added += 1;
         }
         added
@@ -248,9 +217,7 @@ fn strip_level(line: &str) -> &str {
 fn class_of_counts_line(counts: &str) -> Option<&str> {
     let at = counts.rfind(" in ")?;
     let before = counts[..at].trim_end();
-    (before.ends_with(" -") || before.ends_with(" --"))
-        .then(|| counts[at + 4..].trim())
-        .filter(|c| !c.is_empty())
+    (before.ends_with(" -") || before.ends_with(" --")).then(|| counts[at + 4..].trim()).filter(|c| !c.is_empty())
 }
 
 /// `head  Time elapsed: 0.01 s  <<< FAILURE!`: the part before `Time elapsed` and the status.
@@ -271,11 +238,7 @@ fn method_line(body: &str) -> Option<(&str, TestStatus)> {
 
 /// Class and method name of a failing-method line's head. An empty name means the line names
 /// a class alone.
-fn method(
-    head: &str,
-    current: Option<&str>,
-    classes: &HashSet<String>,
-) -> Option<(String, String)> {
+fn method(head: &str, current: Option<&str>, classes: &HashSet<String>) -> Option<(String, String)> {
     // surefire 2, JUnit 4: `name(com.x.Class)`.
     if let Some(body) = head.strip_suffix(')') {
         if let Some(open) = body.rfind('(') {
@@ -349,12 +312,7 @@ fn summary_entry(line: &str, classes: &HashSet<String>) -> Option<(String, Strin
     // `Outer$Inner`: resolve `Outer`, keep the nesting.
     let (outer, nested) = simple.split_at(simple.find('$').unwrap_or(simple.len()));
     let dotted = format!(".{outer}");
-    let mut matches = classes
-        .iter()
-        .filter(|c| *c == outer || c.ends_with(&dotted));
+    let mut matches = classes.iter().filter(|c| *c == outer || c.ends_with(&dotted));
     let class = matches.next()?;
-    matches
-        .next()
-        .is_none()
-        .then(|| (format!("{class}{nested}"), name.to_string()))
+    matches.next().is_none().then(|| (format!("{class}{nested}"), name.to_string()))
 }

@@ -12,14 +12,8 @@ fn basic_expected() -> Vec<(String, TestStatus)> {
         ("test/math.test.js > dup > same name", Passed),
         ("test/math.test.js > dup > same name [2]", Failed),
         ("test/math.test.js > math > add > adds two numbers", Passed),
-        (
-            "test/math.test.js > math > add > handles negatives (edge) - case [1]",
-            Passed,
-        ),
-        (
-            "test/math.test.js > math > add > is wrong on purpose",
-            Failed,
-        ),
+        ("test/math.test.js > math > add > handles negatives (edge) - case [1]", Passed),
+        ("test/math.test.js > math > add > is wrong on purpose", Failed),
         ("test/math.test.js > math > add(1, 1) = 2", Passed),
         ("test/math.test.js > math > add(2, 3) = 5", Passed),
         ("test/math.test.js > math > div > divides", Passed),
@@ -31,14 +25,8 @@ fn basic_expected() -> Vec<(String, TestStatus)> {
         ("test/math.test.js > unicode ünïcödé — 日本語", Passed),
         // Suites that failed to run: a syntax error and a missing module.
         ("test/unit/broken.test.js", Error),
-        (
-            "test/unit/only.test.js > outer > middle > inner > deep fail",
-            Failed,
-        ),
-        (
-            "test/unit/only.test.js > outer > middle > inner > deep pass",
-            Passed,
-        ),
+        ("test/unit/only.test.js > outer > middle > inner > deep fail", Failed),
+        ("test/unit/only.test.js > outer > middle > inner > deep pass", Passed),
         ("test/unit/only.test.js > outer > skipped at outer", Skipped),
         ("test/unit/throws.test.js", Error),
     ])
@@ -46,30 +34,16 @@ fn basic_expected() -> Vec<(String, TestStatus)> {
 
 #[test]
 fn json_report() {
-    let parsed = ok(
-        ParserKind::Jest,
-        &console("jest/basic/console.txt"),
-        &reports("jest/basic", &["jest.json"]),
-    );
+    let parsed = ok(ParserKind::Jest, &console("jest/basic/console.txt"), &reports("jest/basic", &["jest.json"]));
     assert_eq!(parsed.source, ResultSource::Structured);
     assert_eq!(statuses(&parsed), basic_expected());
-    assert!(
-        parsed.disagreements.is_empty(),
-        "{:?}",
-        parsed.disagreements
-    );
+    assert!(parsed.disagreements.is_empty(), "{:?}", parsed.disagreements);
     assert_eq!(parsed.notes.len(), 1, "{:?}", parsed.notes);
     assert!(parsed.notes[0].contains("numbered ` [2]`"));
     let deep = &parsed.tests["test/unit/only.test.js > outer > middle > inner > deep pass"];
     assert_eq!(deep.file.as_deref(), Some("test/unit/only.test.js"));
-    assert_eq!(
-        deep.class.as_deref(),
-        Some("test/unit/only.test.js > outer > middle > inner")
-    );
-    assert_eq!(
-        parsed.tests["test/math.test.js > top level test"].class,
-        None
-    );
+    assert_eq!(deep.class.as_deref(), Some("test/unit/only.test.js > outer > middle > inner"));
+    assert_eq!(parsed.tests["test/math.test.js > top level test"].class, None);
 }
 
 #[test]
@@ -90,11 +64,7 @@ fn ansi_colour_console_matches_its_json() {
     let text = console("jest/color/console.txt");
     assert!(text.contains("\x1b["));
     let from_console = ok(ParserKind::Jest, &text, &[]);
-    let from_json = ok(
-        ParserKind::Jest,
-        &text,
-        &reports("jest/color", &["jest.json"]),
-    );
+    let from_json = ok(ParserKind::Jest, &text, &reports("jest/color", &["jest.json"]));
     assert!(from_json.disagreements.is_empty());
     assert_eq!(from_console.tests, from_json.tests);
     assert_eq!(
@@ -103,14 +73,8 @@ fn ansi_colour_console_matches_its_json() {
             ("test/calc.test.ts > calc (ts) > fails typed", Failed),
             ("test/calc.test.ts > calc (ts) > multiplies", Passed),
             ("test/unit/broken.test.js", Error),
-            (
-                "test/unit/only.test.js > outer > middle > inner > deep fail",
-                Failed
-            ),
-            (
-                "test/unit/only.test.js > outer > middle > inner > deep pass",
-                Passed
-            ),
+            ("test/unit/only.test.js > outer > middle > inner > deep fail", Failed),
+            ("test/unit/only.test.js > outer > middle > inner > deep pass", Passed),
             ("test/unit/only.test.js > outer > skipped at outer", Skipped),
             ("test/unit/throws.test.js", Error),
         ])
@@ -129,21 +93,14 @@ fn a_file_run_twice_is_numbered() {
     let text = console(&format!("{dir}/console.txt"));
     // The console header carries the project's display name: `FAIL tokyo tz/tz.test.js`.
     assert!(text.contains("FAIL tokyo tz/tz.test.js"));
-    assert_eq!(
-        statuses(&ok(ParserKind::Jest, &text, &reports(dir, &["jest.json"]))),
-        want
-    );
+    assert_eq!(statuses(&ok(ParserKind::Jest, &text, &reports(dir, &["jest.json"]))), want);
     assert_eq!(statuses(&ok(ParserKind::Jest, &text, &[])), want);
 }
 
 #[test]
 fn console_without_verbose_gives_files_and_failures() {
     let dir = "jest/plain";
-    let parsed = ok(
-        ParserKind::Jest,
-        &console(&format!("{dir}/console.txt")),
-        &[],
-    );
+    let parsed = ok(ParserKind::Jest, &console(&format!("{dir}/console.txt")), &[]);
     assert_eq!(
         statuses(&parsed),
         expect(&[
@@ -151,10 +108,7 @@ fn console_without_verbose_gives_files_and_failures() {
             ("test/calc.test.ts > calc (ts) > fails typed", Failed),
             ("test/unit/broken.test.js", Error),
             ("test/unit/only.test.js", Failed),
-            (
-                "test/unit/only.test.js > outer > middle > inner > deep fail",
-                Failed
-            ),
+            ("test/unit/only.test.js > outer > middle > inner > deep fail", Failed),
             ("test/unit/throws.test.js", Error),
         ])
     );
@@ -167,40 +121,24 @@ fn console_without_verbose_gives_files_and_failures() {
 fn json_printed_to_the_console_and_mixed_reports() {
     let json = String::from_utf8(read("jest/basic/jest.json")).expect("utf-8");
     // `jest --json` without --outputFile: the document on stdout amid other output.
-    let mixed =
-        format!("  console.log\n    hello {{\"numFailedTestSuites\": 1}}\n{json}\nDone in 3s.\n");
+    let mixed = format!("  console.log\n    hello {{\"numFailedTestSuites\": 1}}\n{json}\nDone in 3s.\n");
     let parsed = ok(ParserKind::Jest, &mixed, &[]);
     assert_eq!(parsed.source, ResultSource::Structured);
     assert_eq!(statuses(&parsed), basic_expected());
     // The same text collected as a report.
-    let report = [StructuredReport {
-        name: "jest.json".into(),
-        bytes: mixed.clone().into_bytes(),
-    }];
+    let report = [StructuredReport { name: "jest.json".into(), bytes: mixed.clone().into_bytes() }];
     let parsed = ok(ParserKind::Jest, "", &report);
     assert_eq!(statuses(&parsed), basic_expected());
-    assert!(
-        parsed.notes.iter().any(|n| n.contains("extracted")),
-        "{:?}",
-        parsed.notes
-    );
+    assert!(parsed.notes.iter().any(|n| n.contains("extracted")), "{:?}", parsed.notes);
 }
 
 #[test]
 fn truncated_json_falls_back_to_the_console() {
     let mut report = reports("jest/basic", &["jest.json"]);
     report[0].bytes.truncate(5000);
-    let parsed = ok(
-        ParserKind::Jest,
-        &console("jest/basic/console.txt"),
-        &report,
-    );
+    let parsed = ok(ParserKind::Jest, &console("jest/basic/console.txt"), &report);
     assert_eq!(parsed.source, ResultSource::Console);
-    assert!(
-        parsed.notes[0].contains("jest.json is truncated"),
-        "{:?}",
-        parsed.notes
-    );
+    assert!(parsed.notes[0].contains("jest.json is truncated"), "{:?}", parsed.notes);
     assert_eq!(statuses(&parsed), basic_expected());
 }
 
@@ -215,27 +153,15 @@ fn failure_recap_past_twenty_suites_is_not_reread() {
     assert_eq!(from_console.tests, from_json.tests);
     assert!(from_json.disagreements.is_empty());
     assert_eq!(from_json.tests.len(), 42);
-    assert!(
-        from_console.notes.iter().all(|n| !n.contains("repeated")),
-        "{:?}",
-        from_console.notes
-    );
-    assert_eq!(
-        from_json.tests["many/s7.test.js > suite 7 > fails when odd"].status,
-        Failed
-    );
-    assert_eq!(
-        from_json.tests["many/s8.test.js > suite 8 > fails when odd"].status,
-        Passed
-    );
+    assert!(from_console.notes.iter().all(|n| !n.contains("repeated")), "{:?}", from_console.notes);
+    assert_eq!(from_json.tests["many/s7.test.js > suite 7 > fails when odd"].status, Failed);
+    assert_eq!(from_json.tests["many/s8.test.js > suite 8 > fails when odd"].status, Passed);
 }
 
 #[test]
 fn windows_marks() {
     // Some terminals print √ and × instead of ✓ and ✕: the same real log with those marks.
-    let text = console("jest/basic/console.txt")
-        .replace('✓', "√")
-        .replace('✕', "×");
+    let text = console("jest/basic/console.txt").replace('✓', "√").replace('✕', "×");
     let parsed = ok(ParserKind::Jest, &text, &[]);
     assert_eq!(statuses(&parsed), basic_expected());
 }

@@ -46,10 +46,7 @@ fn junit5_expected(surefire: u8, phrased: bool) -> Vec<(String, TestStatus)> {
         (format!("{c}.testAddWrong"), Failed),
         (format!("{c}.testDisabled"), Skipped),
         (format!("{c}.testDivByZero"), Error),
-        (
-            "com.example.deep.AbortedTest.assumptionFails".to_string(),
-            Skipped,
-        ),
+        ("com.example.deep.AbortedTest.assumptionFails".to_string(), Skipped),
         ("com.example.deep.AbortedTest.plain".to_string(), Passed),
         ("com.example.deep.BrokenAllTest".to_string(), Error),
     ];
@@ -95,23 +92,12 @@ fn junit5_expected(surefire: u8, phrased: bool) -> Vec<(String, TestStatus)> {
 #[test]
 fn surefire_xml_junit4() {
     for dir in ["maven/junit4_surefire2", "maven/junit4_surefire3"] {
-        let parsed = ok(
-            ParserKind::Maven,
-            &console(&format!("{dir}/console.txt")),
-            &surefire_reports(dir),
-        );
+        let parsed = ok(ParserKind::Maven, &console(&format!("{dir}/console.txt")), &surefire_reports(dir));
         assert_eq!(parsed.source, ResultSource::Structured, "{dir}");
         assert_eq!(statuses(&parsed), junit4_expected(), "{dir}");
-        assert!(
-            parsed.disagreements.is_empty(),
-            "{dir}: {:?}",
-            parsed.disagreements
-        );
+        assert!(parsed.disagreements.is_empty(), "{dir}: {:?}", parsed.disagreements);
         let inner = &parsed.tests["com.example.OuterTest$InnerTest.testInnerFail"];
-        assert_eq!(
-            inner.class.as_deref(),
-            Some("com.example.OuterTest$InnerTest")
-        );
+        assert_eq!(inner.class.as_deref(), Some("com.example.OuterTest$InnerTest"));
     }
 }
 
@@ -122,25 +108,10 @@ fn surefire_xml_junit5() {
         ("maven/junit5_surefire3", 3, false),
         ("maven/junit5_surefire3_display", 3, true),
     ] {
-        let parsed = ok(
-            ParserKind::Maven,
-            &console(&format!("{dir}/console.txt")),
-            &surefire_reports(dir),
-        );
-        assert_eq!(
-            statuses(&parsed),
-            junit5_expected(surefire, phrased),
-            "{dir}"
-        );
-        assert!(
-            parsed.disagreements.is_empty(),
-            "{dir}: {:?}",
-            parsed.disagreements
-        );
-        let display_note = parsed
-            .notes
-            .iter()
-            .any(|n| n.contains("display name as classname"));
+        let parsed = ok(ParserKind::Maven, &console(&format!("{dir}/console.txt")), &surefire_reports(dir));
+        assert_eq!(statuses(&parsed), junit5_expected(surefire, phrased), "{dir}");
+        assert!(parsed.disagreements.is_empty(), "{dir}: {:?}", parsed.disagreements);
+        let display_note = parsed.notes.iter().any(|n| n.contains("display name as classname"));
         assert_eq!(display_note, surefire == 3, "{dir}: {:?}", parsed.notes);
     }
 }
@@ -149,26 +120,11 @@ fn surefire_xml_junit5() {
 fn console_junit4_surefire2_and_3() {
     // surefire 2: `testBar(com.x.FooTest)  Time elapsed: … <<< FAILURE!`;
     // surefire 3: `com.x.FooTest.testBar -- Time elapsed: … <<< FAILURE!`; colour codes in 3.
-    for dir in [
-        "maven/junit4_surefire2",
-        "maven/junit4_surefire3",
-        "maven/junit4_surefire3_color",
-    ] {
-        let parsed = ok(
-            ParserKind::Maven,
-            &console(&format!("{dir}/console.txt")),
-            &[],
-        );
+    for dir in ["maven/junit4_surefire2", "maven/junit4_surefire3", "maven/junit4_surefire3_color"] {
+        let parsed = ok(ParserKind::Maven, &console(&format!("{dir}/console.txt")), &[]);
         assert_eq!(parsed.source, ResultSource::Console, "{dir}");
         assert_eq!(statuses(&parsed), junit4_console_expected(), "{dir}");
-        assert!(
-            parsed
-                .notes
-                .iter()
-                .any(|n| n.contains("only failing methods")),
-            "{:?}",
-            parsed.notes
-        );
+        assert!(parsed.notes.iter().any(|n| n.contains("only failing methods")), "{:?}", parsed.notes);
     }
 }
 
@@ -176,20 +132,13 @@ fn console_junit4_surefire2_and_3() {
 fn console_junit5() {
     // surefire 2 prints bare method names under the class line; the nested class comes from
     // the stack trace. surefire 3 names the top-level class; the stack trace gives the nested one.
-    let s2 = ok(
-        ParserKind::Maven,
-        &console("maven/junit5_surefire2/console.txt"),
-        &[],
-    );
+    let s2 = ok(ParserKind::Maven, &console("maven/junit5_surefire2/console.txt"), &[]);
     assert_eq!(
         statuses(&s2),
         expect(&[
             ("com.example.CalcTest", Failed),
             ("com.example.CalcTest$WhenNested.innerFail", Failed),
-            (
-                "com.example.CalcTest.testAddParam{int, int, int}[2]",
-                Failed
-            ),
+            ("com.example.CalcTest.testAddParam{int, int, int}[2]", Failed),
             ("com.example.CalcTest.testAddWrong", Failed),
             ("com.example.CalcTest.testDivByZero", Error),
             ("com.example.deep.AbortedTest", Passed),
@@ -199,19 +148,12 @@ fn console_junit5() {
     for dir in ["maven/junit5_surefire3", "maven/junit5_surefire3_display"] {
         // surefire 3 reports CalcTest's counts under its nested class's display name
         // (`-- in deeper level`) and 0 under CalcTest: no class-level entry for it.
-        let s3 = ok(
-            ParserKind::Maven,
-            &console(&format!("{dir}/console.txt")),
-            &[],
-        );
+        let s3 = ok(ParserKind::Maven, &console(&format!("{dir}/console.txt")), &[]);
         assert_eq!(
             statuses(&s3),
             expect(&[
                 ("com.example.CalcTest$WhenNested.innerFail", Failed),
-                (
-                    "com.example.CalcTest.testAddParam(int, int, int)[2]",
-                    Failed
-                ),
+                ("com.example.CalcTest.testAddParam(int, int, int)[2]", Failed),
                 ("com.example.CalcTest.testAddWrong", Failed),
                 ("com.example.CalcTest.testDivByZero", Error),
                 ("com.example.deep.BrokenAllTest", Error),
@@ -260,10 +202,7 @@ Tests run: 5, Failures: 1, Errors: 1, Skipped: 2
         ])
     );
     assert!(
-        parsed
-            .notes
-            .iter()
-            .any(|n| n.contains("1 failing methods were known only from the Results")),
+        parsed.notes.iter().any(|n| n.contains("1 failing methods were known only from the Results")),
         "{:?}",
         parsed.notes
     );
@@ -273,22 +212,13 @@ Tests run: 5, Failures: 1, Errors: 1, Skipped: 2
 fn unreadable_report_is_replaced_by_the_console_for_its_class() {
     let dir = "maven/junit4_surefire3";
     let mut reports = surefire_reports(dir);
-    let calc = reports
-        .iter_mut()
-        .find(|r| r.name.ends_with("CalcTest.xml"))
-        .expect("CalcTest report");
+    let calc = reports.iter_mut().find(|r| r.name.ends_with("CalcTest.xml")).expect("CalcTest report");
     let cut = calc.bytes.len() / 3;
     calc.bytes.truncate(cut);
-    let parsed = ok(
-        ParserKind::Maven,
-        &console(&format!("{dir}/console.txt")),
-        &reports,
-    );
+    let parsed = ok(ParserKind::Maven, &console(&format!("{dir}/console.txt")), &reports);
     assert_eq!(parsed.source, ResultSource::Structured);
-    let mut want: Vec<_> = junit4_expected()
-        .into_iter()
-        .filter(|(id, _)| !id.starts_with("com.example.CalcTest."))
-        .collect();
+    let mut want: Vec<_> =
+        junit4_expected().into_iter().filter(|(id, _)| !id.starts_with("com.example.CalcTest.")).collect();
     want.extend([
         ("com.example.CalcTest".to_string(), Failed),
         ("com.example.CalcTest.testAddWrong".to_string(), Failed),
@@ -297,21 +227,11 @@ fn unreadable_report_is_replaced_by_the_console_for_its_class() {
     want.sort();
     assert_eq!(statuses(&parsed), want);
     assert!(
-        parsed
-            .notes
-            .iter()
-            .any(|n| n.contains("TEST-com.example.CalcTest.xml is truncated")),
+        parsed.notes.iter().any(|n| n.contains("TEST-com.example.CalcTest.xml is truncated")),
         "{:?}",
         parsed.notes
     );
-    assert!(
-        parsed
-            .notes
-            .iter()
-            .any(|n| n.contains("3 console results were added")),
-        "{:?}",
-        parsed.notes
-    );
+    assert!(parsed.notes.iter().any(|n| n.contains("3 console results were added")), "{:?}", parsed.notes);
 }
 
 #[test]
@@ -323,12 +243,5 @@ fn non_report_xml_is_ignored() {
     });
     let parsed = ok(ParserKind::Maven, "", &reports);
     assert_eq!(statuses(&parsed), junit4_expected());
-    assert!(
-        parsed
-            .notes
-            .iter()
-            .any(|n| n.contains("pom.xml is not a surefire report")),
-        "{:?}",
-        parsed.notes
-    );
+    assert!(parsed.notes.iter().any(|n| n.contains("pom.xml is not a surefire report")), "{:?}", parsed.notes);
 }

@@ -14,11 +14,7 @@ fn run_expected() -> Vec<(&'static str, TestStatus, &'static str)> {
     vec![
         ("Array #indexOf() finds [2] - at index 1", Passed, BASIC),
         ("Array #indexOf() is wrong on purpose", Failed, BASIC),
-        (
-            "Array #indexOf() returns -1 when the value is not present",
-            Passed,
-            BASIC,
-        ),
+        ("Array #indexOf() returns -1 when the value is not present", Passed, BASIC),
         ("Array has a pending test", Skipped, BASIC),
         ("Array has a skipped test", Skipped, BASIC),
         ("Array is slow", Passed, BASIC),
@@ -29,34 +25,20 @@ fn run_expected() -> Vec<(&'static str, TestStatus, &'static str)> {
         ("top level ünïcode ✓ test", Passed, BASIC),
         ("outer suite inner suite deep fail", Failed, HOOKS),
         ("outer suite inner suite deep pass", Passed, HOOKS),
-        (
-            "outer suite skipped suite inside skipped suite",
-            Skipped,
-            HOOKS,
-        ),
+        ("outer suite skipped suite inside skipped suite", Skipped, HOOKS),
         // The failed hook, not a test; the two tests it prevented are absent.
-        (
-            "with failing hook \"before all\" hook for \"never runs 1\"",
-            Error,
-            HOOKS,
-        ),
+        ("with failing hook \"before all\" hook for \"never runs 1\"", Error, HOOKS),
     ]
 }
 
 fn with_files() -> Vec<(String, TestStatus)> {
-    let mut v: Vec<_> = run_expected()
-        .into_iter()
-        .map(|(t, s, f)| (format!("{f}{t}"), s))
-        .collect();
+    let mut v: Vec<_> = run_expected().into_iter().map(|(t, s, f)| (format!("{f}{t}"), s)).collect();
     v.sort();
     v
 }
 
 fn bare() -> Vec<(String, TestStatus)> {
-    let mut v: Vec<_> = run_expected()
-        .into_iter()
-        .map(|(t, s, _)| (t.to_string(), s))
-        .collect();
+    let mut v: Vec<_> = run_expected().into_iter().map(|(t, s, _)| (t.to_string(), s)).collect();
     v.sort();
     v
 }
@@ -64,17 +46,11 @@ fn bare() -> Vec<(String, TestStatus)> {
 #[test]
 fn json_report_file() {
     let dir = "mocha/json_file";
-    let parsed = ok(
-        ParserKind::Mocha,
-        &console(&format!("{dir}/console.txt")),
-        &reports(dir, &["mocha.json"]),
-    );
+    let parsed = ok(ParserKind::Mocha, &console(&format!("{dir}/console.txt")), &reports(dir, &["mocha.json"]));
     assert_eq!(parsed.source, ResultSource::Structured);
     assert_eq!(statuses(&parsed), with_files());
     assert_eq!(
-        parsed.tests[&format!("{HOOKS}outer suite inner suite deep pass")]
-            .file
-            .as_deref(),
+        parsed.tests[&format!("{HOOKS}outer suite inner suite deep pass")].file.as_deref(),
         Some("mtest/nested/hooks.spec.js")
     );
     assert!(parsed.disagreements.is_empty());
@@ -83,25 +59,16 @@ fn json_report_file() {
 #[test]
 fn json_mixed_with_console_output() {
     let text = console("mocha/json_stdout/console.txt");
-    assert!(
-        text.starts_with("loading basic.spec.js") && text.contains("{\"stats\": {\"fake\": true}}")
-    );
+    assert!(text.starts_with("loading basic.spec.js") && text.contains("{\"stats\": {\"fake\": true}}"));
     let from_console = ok(ParserKind::Mocha, &text, &[]);
     assert_eq!(from_console.source, ResultSource::Console);
     assert_eq!(statuses(&from_console), with_files());
     // The same stream saved as the report.
-    let report = [StructuredReport {
-        name: "mocha.json".into(),
-        bytes: text.clone().into_bytes(),
-    }];
+    let report = [StructuredReport { name: "mocha.json".into(), bytes: text.clone().into_bytes() }];
     let parsed = ok(ParserKind::Mocha, "", &report);
     assert_eq!(parsed.source, ResultSource::Structured);
     assert_eq!(statuses(&parsed), with_files());
-    assert!(
-        parsed.notes.iter().any(|n| n.contains("extracted")),
-        "{:?}",
-        parsed.notes
-    );
+    assert!(parsed.notes.iter().any(|n| n.contains("extracted")), "{:?}", parsed.notes);
 }
 
 #[test]
@@ -111,11 +78,7 @@ fn spec_console_gives_full_titles() {
         let parsed = ok(ParserKind::Mocha, &text, &[]);
         assert_eq!(parsed.source, ResultSource::Console);
         assert_eq!(statuses(&parsed), bare(), "{run}");
-        assert!(
-            parsed.notes.iter().any(|n| n.contains("names no files")),
-            "{:?}",
-            parsed.notes
-        );
+        assert!(parsed.notes.iter().any(|n| n.contains("names no files")), "{:?}", parsed.notes);
     }
     assert!(console("mocha/spec_color/console.txt").contains("\x1b["));
 }
@@ -125,17 +88,9 @@ fn truncated_report_falls_back_to_the_spec_console() {
     let mut report = reports("mocha/json_file", &["mocha.json"]);
     let cut = report[0].bytes.len() - 100;
     report[0].bytes.truncate(cut);
-    let parsed = ok(
-        ParserKind::Mocha,
-        &console("mocha/spec/console.txt"),
-        &report,
-    );
+    let parsed = ok(ParserKind::Mocha, &console("mocha/spec/console.txt"), &report);
     assert_eq!(parsed.source, ResultSource::Console);
-    assert!(
-        parsed.notes[0].contains("mocha.json is truncated"),
-        "{:?}",
-        parsed.notes
-    );
+    assert!(parsed.notes[0].contains("mocha.json is truncated"), "{:?}", parsed.notes);
     assert_eq!(statuses(&parsed), bare());
 }
 

@@ -12,9 +12,7 @@ mod pytest;
 mod robust;
 
 fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/parse")
-        .join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/parse").join(rel)
 }
 
 fn read(rel: &str) -> Vec<u8> {
@@ -27,34 +25,17 @@ fn console(rel: &str) -> String {
 
 /// Reports named as the eval script names them in `$VERDICT_OUT`: `dir/<name>` → `<name>`.
 fn reports(dir: &str, names: &[&str]) -> Vec<StructuredReport> {
-    names
-        .iter()
-        .map(|n| StructuredReport {
-            name: n.to_string(),
-            bytes: read(&format!("{dir}/{n}")),
-        })
-        .collect()
+    names.iter().map(|n| StructuredReport { name: n.to_string(), bytes: read(&format!("{dir}/{n}")) }).collect()
 }
 
 /// Every file under `dir/surefire/`, named `surefire/<file>`.
 fn surefire_reports(dir: &str) -> Vec<StructuredReport> {
     let mut names: Vec<String> = std::fs::read_dir(fixture(&format!("{dir}/surefire")))
         .expect("surefire fixture folder")
-        .map(|e| {
-            format!(
-                "surefire/{}",
-                e.expect("dir entry").file_name().to_string_lossy()
-            )
-        })
+        .map(|e| format!("surefire/{}", e.expect("dir entry").file_name().to_string_lossy()))
         .collect();
     names.sort();
-    names
-        .iter()
-        .map(|n| StructuredReport {
-            name: n.clone(),
-            bytes: read(&format!("{dir}/{n}")),
-        })
-        .collect()
+    names.iter().map(|n| StructuredReport { name: n.clone(), bytes: read(&format!("{dir}/{n}")) }).collect()
 }
 
 fn ok(kind: ParserKind, console: &str, structured: &[StructuredReport]) -> ParsedTests {
@@ -63,16 +44,11 @@ fn ok(kind: ParserKind, console: &str, structured: &[StructuredReport]) -> Parse
 
 /// `(id, status)` pairs, sorted by id, for exact comparison.
 fn statuses(parsed: &ParsedTests) -> Vec<(String, TestStatus)> {
-    parsed
-        .tests
-        .iter()
-        .map(|(id, r)| (id.clone(), r.status))
-        .collect()
+    parsed.tests.iter().map(|(id, r)| (id.clone(), r.status)).collect()
 }
 
 fn expect(list: &[(&str, TestStatus)]) -> Vec<(String, TestStatus)> {
-    let mut v: Vec<(String, TestStatus)> =
-        list.iter().map(|(id, s)| (id.to_string(), *s)).collect();
+    let mut v: Vec<(String, TestStatus)> = list.iter().map(|(id, s)| (id.to_string(), *s)).collect();
     v.sort();
     v
 }

@@ -12,31 +12,16 @@ fn basic_expected() -> Vec<(String, TestStatus)> {
         ("tests/sub/test_other.py::MyCase::test_bad", Failed),
         ("tests/sub/test_other.py::MyCase::test_ok", Passed),
         ("tests/sub/test_other.py::MyCase::test_skip", Skipped),
-        (
-            "tests/sub/test_other.py::TestÜber::test_ids_lambda[\\xe4 \\xf6]",
-            Passed,
-        ),
-        (
-            "tests/sub/test_other.py::TestÜber::test_ids_lambda[x - [y]]",
-            Passed,
-        ),
+        ("tests/sub/test_other.py::TestÜber::test_ids_lambda[\\xe4 \\xf6]", Passed),
+        ("tests/sub/test_other.py::TestÜber::test_ids_lambda[x - [y]]", Passed),
         ("tests/sub/test_other.py::test_café_ünïcode", Passed),
         ("tests/sub/test_other.py::test_print_fake", Passed),
         ("tests/sub/test_other.py::test_range[0]", Passed),
         ("tests/sub/test_other.py::test_range[1]", Passed),
         ("tests/sub/test_other.py::test_range[2]", Failed),
-        (
-            "tests/test_basic.py::TestOuter::TestInner::test_nested",
-            Passed,
-        ),
-        (
-            "tests/test_basic.py::TestOuter::TestInner::test_nested_param[x y]",
-            Passed,
-        ),
-        (
-            "tests/test_basic.py::TestOuter::TestInner::test_nested_param[z::w]",
-            Passed,
-        ),
+        ("tests/test_basic.py::TestOuter::TestInner::test_nested", Passed),
+        ("tests/test_basic.py::TestOuter::TestInner::test_nested_param[x y]", Passed),
+        ("tests/test_basic.py::TestOuter::TestInner::test_nested_param[z::w]", Passed),
         ("tests/test_basic.py::TestOuter::test_in_class", Passed),
         ("tests/test_basic.py::TestOuter::test_in_class_fail", Failed),
         ("tests/test_basic.py::test_error", Error),
@@ -46,10 +31,7 @@ fn basic_expected() -> Vec<(String, TestStatus)> {
         ("tests/test_basic.py::test_params[[x]]", Passed),
         ("tests/test_basic.py::test_params[a - b]", Failed),
         ("tests/test_basic.py::test_params[hello world]", Passed),
-        (
-            "tests/test_basic.py::test_params[na\\xefve caf\\xe9 \\xfc]",
-            Passed,
-        ),
+        ("tests/test_basic.py::test_params[na\\xefve caf\\xe9 \\xfc]", Passed),
         ("tests/test_basic.py::test_params[spaces  two]", Passed),
         ("tests/test_basic.py::test_params[tab\\there]", Failed),
         ("tests/test_basic.py::test_pass", Passed),
@@ -64,86 +46,43 @@ fn basic_expected() -> Vec<(String, TestStatus)> {
 
 /// What the console alone shows: the same minus the three skips it names only by location.
 fn basic_console_expected() -> Vec<(String, TestStatus)> {
-    basic_expected()
-        .into_iter()
-        .filter(|(_, s)| *s != Skipped)
-        .collect()
+    basic_expected().into_iter().filter(|(_, s)| *s != Skipped).collect()
 }
 
 #[test]
 fn junit_xml_with_console_refinements() {
     for run in ["basic", "color", "xdist", "verbose"] {
         let dir = format!("pytest/{run}");
-        let parsed = ok(
-            ParserKind::Pytest,
-            &console(&format!("{dir}/console.txt")),
-            &reports(&dir, &["junit.xml"]),
-        );
+        let parsed = ok(ParserKind::Pytest, &console(&format!("{dir}/console.txt")), &reports(&dir, &["junit.xml"]));
         assert_eq!(parsed.source, ResultSource::Structured, "{run}");
         // XPASS comes from the console (the XML says passed) and is not a disagreement.
         assert_eq!(statuses(&parsed), basic_expected(), "{run}");
-        assert!(
-            parsed.disagreements.is_empty(),
-            "{run}: {:?}",
-            parsed.disagreements
-        );
+        assert!(parsed.disagreements.is_empty(), "{run}: {:?}", parsed.disagreements);
         assert!(parsed.notes.is_empty(), "{run}: {:?}", parsed.notes);
     }
 }
 
 #[test]
 fn file_and_class_of_node_ids() {
-    let parsed = ok(
-        ParserKind::Pytest,
-        "",
-        &reports("pytest/basic", &["junit.xml"]),
-    );
-    let nested =
-        &parsed.tests["tests/test_basic.py::TestOuter::TestInner::test_nested_param[z::w]"];
+    let parsed = ok(ParserKind::Pytest, "", &reports("pytest/basic", &["junit.xml"]));
+    let nested = &parsed.tests["tests/test_basic.py::TestOuter::TestInner::test_nested_param[z::w]"];
     assert_eq!(nested.file.as_deref(), Some("tests/test_basic.py"));
-    assert_eq!(
-        nested.class.as_deref(),
-        Some("tests/test_basic.py::TestOuter::TestInner")
-    );
+    assert_eq!(nested.class.as_deref(), Some("tests/test_basic.py::TestOuter::TestInner"));
     let plain = &parsed.tests["tests/sub/test_other.py::test_range[2]"];
-    assert_eq!(
-        (plain.file.as_deref(), plain.class.as_deref()),
-        (Some("tests/sub/test_other.py"), None)
-    );
+    assert_eq!((plain.file.as_deref(), plain.class.as_deref()), (Some("tests/sub/test_other.py"), None));
     // Without a console, XPASS cannot be known: the XML's pass stands.
-    assert_eq!(
-        parsed.tests["tests/test_basic.py::test_xpass"].status,
-        Passed
-    );
-    assert_eq!(
-        parsed.tests["tests/test_basic.py::test_xfail"].status,
-        Xfail
-    );
+    assert_eq!(parsed.tests["tests/test_basic.py::test_xpass"].status, Passed);
+    assert_eq!(parsed.tests["tests/test_basic.py::test_xfail"].status, Xfail);
 }
 
 #[test]
 fn console_summary_fallback() {
     for run in ["basic", "color", "xdist", "verbose"] {
-        let parsed = ok(
-            ParserKind::Pytest,
-            &console(&format!("pytest/{run}/console.txt")),
-            &[],
-        );
+        let parsed = ok(ParserKind::Pytest, &console(&format!("pytest/{run}/console.txt")), &[]);
         assert_eq!(parsed.source, ResultSource::Console, "{run}");
         assert_eq!(statuses(&parsed), basic_console_expected(), "{run}");
-        assert!(
-            parsed.notes[0].contains("no JUnit XML report"),
-            "{:?}",
-            parsed.notes
-        );
-        assert!(
-            parsed
-                .notes
-                .iter()
-                .any(|n| n.contains("3 `SKIPPED [N] file:line`")),
-            "{:?}",
-            parsed.notes
-        );
+        assert!(parsed.notes[0].contains("no JUnit XML report"), "{:?}", parsed.notes);
+        assert!(parsed.notes.iter().any(|n| n.contains("3 `SKIPPED [N] file:line`")), "{:?}", parsed.notes);
     }
 }
 
@@ -166,11 +105,7 @@ fn progress_lines_when_the_summary_is_missing() {
         let parsed = ok(ParserKind::Pytest, cut, &[]);
         // Progress lines name skipped tests too.
         assert_eq!(statuses(&parsed), basic_expected(), "{run}");
-        assert!(
-            parsed.notes.iter().any(|n| n.contains("progress lines")),
-            "{:?}",
-            parsed.notes
-        );
+        assert!(parsed.notes.iter().any(|n| n.contains("progress lines")), "{:?}", parsed.notes);
     }
 }
 
@@ -180,10 +115,7 @@ fn collection_error_is_the_file() {
     let text = console(&format!("{dir}/console.txt"));
     for structured in [reports(dir, &["junit.xml"]), vec![]] {
         let parsed = ok(ParserKind::Pytest, &text, &structured);
-        assert_eq!(
-            statuses(&parsed),
-            expect(&[("tests/test_collect_error.py", Error)])
-        );
+        assert_eq!(statuses(&parsed), expect(&[("tests/test_collect_error.py", Error)]));
         assert!(parsed.disagreements.is_empty());
     }
 }
@@ -193,35 +125,18 @@ fn truncated_xml_falls_back_to_the_console() {
     let mut report = reports("pytest/basic", &["junit.xml"]);
     let half = report[0].bytes.len() / 2;
     report[0].bytes.truncate(half);
-    let parsed = ok(
-        ParserKind::Pytest,
-        &console("pytest/basic/console.txt"),
-        &report,
-    );
+    let parsed = ok(ParserKind::Pytest, &console("pytest/basic/console.txt"), &report);
     assert_eq!(parsed.source, ResultSource::Console);
     assert_eq!(statuses(&parsed), basic_console_expected());
-    assert!(
-        parsed.notes[0].contains("junit.xml") && parsed.notes[0].contains("truncated"),
-        "{:?}",
-        parsed.notes
-    );
+    assert!(parsed.notes[0].contains("junit.xml") && parsed.notes[0].contains("truncated"), "{:?}", parsed.notes);
 }
 
 #[test]
 fn conflicting_console_is_recorded_and_the_xml_wins() {
-    let text = console("pytest/basic/console.txt").replace(
-        "\nPASSED tests/test_basic.py::test_pass\n",
-        "\nFAILED tests/test_basic.py::test_pass - no\n",
-    );
-    let parsed = ok(
-        ParserKind::Pytest,
-        &text,
-        &reports("pytest/basic", &["junit.xml"]),
-    );
-    assert_eq!(
-        parsed.tests["tests/test_basic.py::test_pass"].status,
-        Passed
-    );
+    let text = console("pytest/basic/console.txt")
+        .replace("\nPASSED tests/test_basic.py::test_pass\n", "\nFAILED tests/test_basic.py::test_pass - no\n");
+    let parsed = ok(ParserKind::Pytest, &text, &reports("pytest/basic", &["junit.xml"]));
+    assert_eq!(parsed.tests["tests/test_basic.py::test_pass"].status, Passed);
     assert_eq!(
         parsed.disagreements,
         vec![crate::parse::Disagreement {
@@ -239,45 +154,26 @@ fn ids_without_a_file_attribute_come_from_the_console() {
     let xml = String::from_utf8(report[0].bytes.clone()).expect("utf-8");
     let re = regex::Regex::new(r#" file="[^"]*""#).expect("regex");
     report[0].bytes = re.replace_all(&xml, "").into_owned().into_bytes();
-    let with_console = ok(
-        ParserKind::Pytest,
-        &console("pytest/basic/console.txt"),
-        &report,
-    );
+    let with_console = ok(ParserKind::Pytest, &console("pytest/basic/console.txt"), &report);
     assert_eq!(statuses(&with_console), basic_expected());
     // Alone, the ids are rebuilt from classname by case: right for this project.
     let alone = ok(ParserKind::Pytest, "", &report);
     let mut want = basic_expected();
-    want.iter_mut()
-        .filter(|(id, _)| id.ends_with("::test_xpass"))
-        .for_each(|(_, s)| *s = Passed);
+    want.iter_mut().filter(|(id, _)| id.ends_with("::test_xpass")).for_each(|(_, s)| *s = Passed);
     assert_eq!(statuses(&alone), want);
-    assert!(
-        alone
-            .notes
-            .iter()
-            .any(|n| n.contains("rebuilt from `classname`")),
-        "{:?}",
-        alone.notes
-    );
+    assert!(alone.notes.iter().any(|n| n.contains("rebuilt from `classname`")), "{:?}", alone.notes);
 }
 
 #[test]
 fn ids_are_cut_bracket_aware() {
     assert_eq!(cut_id("t.py::test[a] - assert [1] == [2]"), "t.py::test[a]");
-    assert_eq!(
-        cut_id("t.py::test[a - b] - AssertionError: x"),
-        "t.py::test[a - b]"
-    );
+    assert_eq!(cut_id("t.py::test[a - b] - AssertionError: x"), "t.py::test[a - b]");
     assert_eq!(cut_id("t.py::test[three [3]]"), "t.py::test[three [3]]");
     assert_eq!(cut_id("t.py::test[[] - msg"), "t.py::test[[]");
     assert_eq!(cut_id("t.py::test[a]]"), "t.py::test[a]]");
     assert_eq!(cut_id("t.py::C::test - AssertionError"), "t.py::C::test");
     assert_eq!(cut_id("t.py::test[x y]"), "t.py::test[x y]");
     assert_eq!(cut_id("tests/t.py - ImportError"), "tests/t.py");
-    assert_eq!(
-        split_node_id("a/t.py::C::D::test[x::y]"),
-        ("a/t.py", Some("a/t.py::C::D"))
-    );
+    assert_eq!(split_node_id("a/t.py::C::D::test[x::y]"), ("a/t.py", Some("a/t.py::C::D")));
     assert_eq!(split_node_id("a/t.py::test[C::x]"), ("a/t.py", None));
 }

@@ -7,66 +7,26 @@ use rand::{Rng, SeedableRng};
 use super::*;
 use crate::parse::ParseError;
 
-const KINDS: [ParserKind; 4] = [
-    ParserKind::Pytest,
-    ParserKind::Jest,
-    ParserKind::Mocha,
-    ParserKind::Maven,
-];
+const KINDS: [ParserKind; 4] = [ParserKind::Pytest, ParserKind::Jest, ParserKind::Mocha, ParserKind::Maven];
 
 /// Each runner's fixture console and its structured report file(s).
 fn samples() -> Vec<(ParserKind, String, Vec<StructuredReport>)> {
     vec![
-        (
-            ParserKind::Pytest,
-            console("pytest/color/console.txt"),
-            reports("pytest/color", &["junit.xml"]),
-        ),
-        (
-            ParserKind::Pytest,
-            console("pytest/xdist/console.txt"),
-            reports("pytest/xdist", &["junit.xml"]),
-        ),
-        (
-            ParserKind::Jest,
-            console("jest/color/console.txt"),
-            reports("jest/color", &["jest.json"]),
-        ),
-        (
-            ParserKind::Jest,
-            console("jest/basic/console.txt"),
-            reports("jest/basic", &["jest.json"]),
-        ),
-        (
-            ParserKind::Mocha,
-            console("mocha/spec_color/console.txt"),
-            reports("mocha/json_file", &["mocha.json"]),
-        ),
-        (
-            ParserKind::Mocha,
-            console("mocha/json_stdout/console.txt"),
-            vec![],
-        ),
-        (
-            ParserKind::Maven,
-            console("maven/junit5_surefire3/console.txt"),
-            surefire_reports("maven/junit5_surefire3"),
-        ),
-        (
-            ParserKind::Maven,
-            console("maven/junit4_surefire2/console.txt"),
-            surefire_reports("maven/junit4_surefire2"),
-        ),
+        (ParserKind::Pytest, console("pytest/color/console.txt"), reports("pytest/color", &["junit.xml"])),
+        (ParserKind::Pytest, console("pytest/xdist/console.txt"), reports("pytest/xdist", &["junit.xml"])),
+        (ParserKind::Jest, console("jest/color/console.txt"), reports("jest/color", &["jest.json"])),
+        (ParserKind::Jest, console("jest/basic/console.txt"), reports("jest/basic", &["jest.json"])),
+        (ParserKind::Mocha, console("mocha/spec_color/console.txt"), reports("mocha/json_file", &["mocha.json"])),
+        (ParserKind::Mocha, console("mocha/json_stdout/console.txt"), vec![]),
+        (ParserKind::Maven, console("maven/junit5_surefire3/console.txt"), surefire_reports("maven/junit5_surefire3")),
+        (ParserKind::Maven, console("maven/junit4_surefire2/console.txt"), surefire_reports("maven/junit4_surefire2")),
     ]
 }
 
 /// Runs a parser and only checks it returned (and that an error is the documented one).
 fn survives(kind: ParserKind, console: &str, structured: &[StructuredReport]) {
     match parse(kind, console, structured) {
-        Ok(parsed) => assert!(
-            parsed.tests.keys().all(|id| !id.is_empty()),
-            "{kind:?}: empty id"
-        ),
+        Ok(parsed) => assert!(parsed.tests.keys().all(|id| !id.is_empty()), "{kind:?}: empty id"),
         Err(ParseError::NoResults(reason)) => assert!(!reason.is_empty()),
     }
 }
@@ -76,14 +36,8 @@ fn nothing_recognizable_is_no_results() {
     for kind in KINDS {
         let err = parse(kind, "make: *** [all] Error 2\n", &[]).expect_err("no results");
         let ParseError::NoResults(reason) = err;
-        assert!(
-            reason.contains("structured report:") && reason.contains("console:"),
-            "{reason}"
-        );
-        let junk = [StructuredReport {
-            name: "out.json".into(),
-            bytes: b"{\"a\": 1}".to_vec(),
-        }];
+        assert!(reason.contains("structured report:") && reason.contains("console:"), "{reason}");
+        let junk = [StructuredReport { name: "out.json".into(), bytes: b"{\"a\": 1}".to_vec() }];
         assert!(parse(kind, "", &junk).is_err());
     }
 }
@@ -91,21 +45,12 @@ fn nothing_recognizable_is_no_results() {
 #[test]
 fn random_bytes_and_binary_garbage() {
     let mut rng = StdRng::seed_from_u64(0x5eed);
-    let names = [
-        "junit.xml",
-        "jest.json",
-        "mocha.json",
-        "surefire/TEST-x.xml",
-        "x.bin",
-    ];
+    let names = ["junit.xml", "jest.json", "mocha.json", "surefire/TEST-x.xml", "x.bin"];
     for round in 0..300 {
         let len = rng.random_range(0..4096);
         let bytes: Vec<u8> = (0..len).map(|_| rng.random()).collect();
         let text = String::from_utf8_lossy(&bytes).into_owned();
-        let report = [StructuredReport {
-            name: names[round % names.len()].into(),
-            bytes: bytes.clone(),
-        }];
+        let report = [StructuredReport { name: names[round % names.len()].into(), bytes: bytes.clone() }];
         for kind in KINDS {
             survives(kind, &text, &report);
         }
@@ -159,19 +104,11 @@ fn markup_shaped_garbage() {
     ];
     for _ in 0..400 {
         let n = rng.random_range(0..60);
-        let text: String = (0..n)
-            .map(|_| pieces[rng.random_range(0..pieces.len())])
-            .collect();
+        let text: String = (0..n).map(|_| pieces[rng.random_range(0..pieces.len())]).collect();
         for kind in KINDS {
             let report = [
-                StructuredReport {
-                    name: "r.xml".into(),
-                    bytes: text.clone().into_bytes(),
-                },
-                StructuredReport {
-                    name: "r.json".into(),
-                    bytes: text.clone().into_bytes(),
-                },
+                StructuredReport { name: "r.xml".into(), bytes: text.clone().into_bytes() },
+                StructuredReport { name: "r.json".into(), bytes: text.clone().into_bytes() },
             ];
             survives(kind, &text, &report);
         }
@@ -192,10 +129,7 @@ fn real_fixtures_cut_anywhere() {
                 .iter()
                 .map(|r| {
                     let keep = rng.random_range(0..=r.bytes.len());
-                    StructuredReport {
-                        name: r.name.clone(),
-                        bytes: r.bytes[..keep].to_vec(),
-                    }
+                    StructuredReport { name: r.name.clone(), bytes: r.bytes[..keep].to_vec() }
                 })
                 .collect();
             survives(kind, &text[..at], &cut);
@@ -210,9 +144,8 @@ fn shuffled_and_duplicated_lines() {
     for (kind, text, reports) in samples() {
         let lines: Vec<&str> = text.lines().collect();
         for _ in 0..20 {
-            let mixed: String = (0..lines.len())
-                .map(|_| format!("{}\n", lines[rng.random_range(0..lines.len().max(1))]))
-                .collect();
+            let mixed: String =
+                (0..lines.len()).map(|_| format!("{}\n", lines[rng.random_range(0..lines.len().max(1))])).collect();
             survives(kind, &mixed, &reports);
             survives(kind, &mixed, &[]);
         }

@@ -122,7 +122,10 @@ fn jest_snapshots_map_to_their_spec_file() {
 #[test]
 fn maven_classes_and_modules() {
     let patch = "diff --git a/core/src/test/java/com/x/FooTest.java b/core/src/test/java/com/x/FooTest.java\n--- a/core/src/test/java/com/x/FooTest.java\n+++ b/core/src/test/java/com/x/FooTest.java\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/src/test/java/com/y/BarTest.java b/src/test/java/com/y/BarTest.java\nnew file mode 100644\n--- /dev/null\n+++ b/src/test/java/com/y/BarTest.java\n@@ -0,0 +1 @@\n+b\ndiff --git a/core/src/test/resources/data.txt b/core/src/test/resources/data.txt\n--- a/core/src/test/resources/data.txt\n+++ b/core/src/test/resources/data.txt\n@@ -1 +1 @@\n-a\n+b\n";
-    assert_eq!(test_arguments(TestArgs::Maven, patch, &python()), ["-Dtest=com.x.FooTest,com.x.FooTest$*,com.y.BarTest,com.y.BarTest$*", "-pl", "core"]);
+    assert_eq!(
+        test_arguments(TestArgs::Maven, patch, &python()),
+        ["-Dtest=com.x.FooTest,com.x.FooTest$*,com.y.BarTest,com.y.BarTest$*", "-pl", "core"]
+    );
 }
 
 #[test]
@@ -162,7 +165,8 @@ VERDICT-abc END
 
 #[test]
 fn a_run_cut_short_has_no_exit_code() {
-    let out = read_output("VERDICT-q APPLY git_apply\nVERDICT-q TESTPATCH ok\nVERDICT-q TESTS START\nhanging...\n", "q");
+    let out =
+        read_output("VERDICT-q APPLY git_apply\nVERDICT-q TESTPATCH ok\nVERDICT-q TESTS START\nhanging...\n", "q");
     assert_eq!(out.apply_step.as_deref(), Some("git_apply"));
     assert!(out.tests_started);
     assert_eq!(out.exit_code, None);
