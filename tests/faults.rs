@@ -5,6 +5,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::engines::{demo_image_tags, SecondEngine};
 use crate::util::*;
 
 /// pycalc-3's candidate hangs until its 30 s timeout: time to send a signal mid-run.
@@ -207,4 +208,87 @@ fn invalid_flags_are_refused_before_anything_runs() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("cannot write to the logs folder") && text(&out).contains("a-file"), "{}", text(&out));
+}
+
+/// The engine stops mid-run (on an engine of the test's own, never the shared one): the
+/// instance it was running is `infra_error` "engine not reachable" (never `build_failed`), no
+/// new work starts until the engine answers again, then the run resumes; a rerun finishes the
+/// instance. An engine that does not come back within `--engine-wait` stops the run (exit 3),
+/// and the next run removes the container it could not.
+#[test]
+fn an_engine_lost_mid_run_pauses_the_run_and_it_resumes() {
+    let _lock = docker_lock();
+    if let Some(why) = SecondEngine::unavailable() {
+        eprintln!("skipped: {why} (CI runs this test as root)");
+        return;
+    }
+    let logs = logs_dir("engine-lost");
+    let logs_arg = logs.to_str().unwrap();
+    let ids = [HANGS, "verdict-demo__pycalc-4"];
+    let tags = demo_image_tags(&ids, &logs);
+    let mut engine = SecondEngine::start("lost");
+    engine.load_images(&tags);
+    let host = engine.host();
+    let on_engine = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_verdict"))
+            .args(args)
+            .current_dir(repo_root())
+            .env("DOCKER_HOST", &host)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let wait_for_run = |engine: &SecondEngine, run_id: &str| {
+        let started = Instant::now();
+        while engine.containers_of(&logs, run_id) == 0 {
+            assert!(started.elapsed() < Duration::from_secs(120), "no container on the second engine");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+
+    // -j 1: the hanging instance runs first, the other waits its turn.
+    let joined = ids.join(",");
+    let args = ["evaluate", "--logs", logs_arg, "--run-id", "lost", "--instance-ids", &joined, "-j", "1"];
+    let child = on_engine(&[&args[..], &["--engine-wait", "120"]].concat());
+    wait_for_run(&engine, "lost");
+    engine.stop();
+    std::thread::sleep(Duration::from_secs(3));
+    engine.restart();
+    let out = child.wait_with_output().unwrap();
+    let printed = text(&out);
+    assert_eq!(out.status.code(), Some(4), "{printed}");
+    assert!(printed.contains("is not reachable: no new work starts until it answers"), "{printed}");
+    assert!(printed.contains("answers again after"), "{printed}");
+    let report = |run: &str, id: &str| read_json(&logs.join(run).join("demo-model").join(id).join("report.json"));
+    let lost = report("lost", HANGS);
+    assert_eq!(lost["outcome"], "infra_error", "{lost:#}");
+    assert!(lost["reason"].as_str().unwrap().contains("engine not reachable"), "{lost:#}");
+    assert_eq!(report("lost", "verdict-demo__pycalc-4")["outcome"], "resolved_full", "the run resumed");
+    assert_eq!(
+        engine.containers_of(&logs, "lost"),
+        0,
+        "the container the outage left is removed once the engine is back"
+    );
+
+    let rerun = on_engine(&[&args[..], &["--timeout", "3"]].concat()).wait_with_output().unwrap();
+    assert_eq!(rerun.status.code(), Some(0), "{}", text(&rerun));
+    assert_eq!(report("lost", HANGS)["outcome"], "timeout", "the rerun finishes it");
+
+    // An engine that does not come back within --engine-wait stops the run.
+    let args = ["evaluate", "--logs", logs_arg, "--run-id", "gone", "--instance-ids", HANGS, "--engine-wait", "3"];
+    let child = on_engine(&args);
+    wait_for_run(&engine, "gone");
+    engine.stop();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(text(&out).contains("has not answered for 3 s"), "{}", text(&out));
+    assert!(text(&out).contains("rerun the same --run-id"), "{}", text(&out));
+    engine.restart();
+    assert_eq!(engine.containers_of(&logs, "gone"), 1, "the container verdict could not remove is still there");
+    let rerun = on_engine(&[&args[..], &["--timeout", "3"]].concat()).wait_with_output().unwrap();
+    assert_eq!(rerun.status.code(), Some(0), "{}", text(&rerun));
+    assert!(text(&rerun).contains("removed 1 container(s) left by an earlier run"), "{}", text(&rerun));
+    assert_eq!(report("gone", HANGS)["outcome"], "timeout");
+    assert_eq!(engine.containers_of(&logs, "gone"), 0);
 }
