@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 
-use super::{exit, DatasetArgs, ImageArgs, RunArgs};
+use super::{exit, BackendKind, DatasetArgs, ImageArgs, RunArgs};
 use crate::dataset::repo::RepoStore;
 use crate::dataset::spec::SpecRegistry;
 use crate::dataset::{load_instances, Instance};
@@ -16,7 +16,7 @@ use crate::images::build::Builder;
 use crate::images::{host_certs, Planner};
 use crate::run::backend::limits;
 use crate::run::scheduler::{Scheduler, Stopped};
-use crate::run::session::{ensure_writable, Session};
+use crate::run::session::{ensure_writable, BackendChoice, Session};
 use crate::run::Context;
 
 /// An error with the exit code it should end the process with.
@@ -133,9 +133,19 @@ pub struct Opened {
 /// run left, and makes the run's context.
 pub async fn open(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) -> anyhow::Result<Opened> {
     let folder = run.images.logs.join(crate::run::safe_component(run_id));
+    let choice = match (run.backend, &run.registry) {
+        (BackendKind::Docker, _) => BackendChoice::Docker,
+        (BackendKind::Swarm, Some(registry)) => BackendChoice::Swarm { registry: registry.clone() },
+        (BackendKind::Swarm, None) => {
+            return Err(fail(
+                exit::BAD_INPUT,
+                "--backend swarm needs --registry HOST:PORT (where the nodes pull images from)",
+            ))
+        }
+    };
     ensure_writable(&run.images.logs).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
     let engine = connect().await?;
-    let session = Session::open(engine.clone(), &folder, run_id).await.map_err(|e| {
+    let session = Session::open(engine.clone(), &folder, run_id, &choice).await.map_err(|e| {
         let code = if e.is_engine() { exit::ENGINE } else { exit::BAD_INPUT };
         fail(code, e.to_string())
     })?;

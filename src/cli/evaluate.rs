@@ -43,7 +43,8 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
         let (ctx, repos) = (ctx.clone(), repos.clone());
         async move {
             let report = run::evaluation::evaluate_one(&ctx, &repos, &instance, &prediction, &dir).await;
-            (format!("{:<40} {}", instance.instance_id, report.outcome), report)
+            let on = report.node.as_deref().map(|n| format!(" (on {n})")).unwrap_or_default();
+            (format!("{:<40} {}{on}", instance.instance_id, report.outcome), report)
         }
     };
     let lost = |(instance, prediction, dir): &(Instance, Prediction, PathBuf), reason: String| {

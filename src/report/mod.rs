@@ -169,6 +169,12 @@ pub struct InstanceReport {
     pub image_bytes: Option<u64>,
     pub localization: Option<serde_json::Value>,
     pub logs: LogFiles,
+    /// The cluster node the tests ran on (Swarm backend).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// What the execution backend noticed (output left out past `--max-output`, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_notes: Vec<String>,
 }
 
 impl InstanceReport {

@@ -31,6 +31,8 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         image_bytes: Some(1_000_000),
         localization: None,
         logs: LogFiles::default(),
+        node: None,
+        run_notes: Vec::new(),
     }
 }
 

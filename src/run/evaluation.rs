@@ -126,6 +126,8 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         image_bytes: None,
         localization: None,
         logs: LogFiles { patch: Some("patch.diff".into()), ..Default::default() },
+        node: None,
+        run_notes: Vec::new(),
     }
 }
 
@@ -142,6 +144,8 @@ pub fn decide(report: &mut InstanceReport, instance: &Instance, record: RunRecor
     report.exit_code = record.exit_code;
     report.timing = Timing { wall_secs: record.wall_secs, cpu_secs: record.cpu_secs };
     report.image_bytes = record.image_bytes;
+    report.node = record.node.clone();
+    report.run_notes = record.notes.clone();
     let step = record.apply_step.clone();
     report.apply = ApplyInfo { strict: step.as_deref() == Some("git_apply"), lenient: step.is_some(), step };
     for file in &record.files {

@@ -18,6 +18,7 @@ pub mod scheduler;
 pub mod script;
 pub mod session;
 pub mod signals;
+pub mod swarm;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -141,6 +142,10 @@ pub struct RunRecord {
     pub image_bytes: Option<u64>,
     /// Files written to the output folder, relative to it.
     pub files: Vec<String>,
+    /// The node the job ran on, when the backend spreads jobs over machines.
+    pub node: Option<String>,
+    /// What the backend noticed about the job.
+    pub notes: Vec<String>,
 }
 
 impl RunRecord {
@@ -155,6 +160,8 @@ impl RunRecord {
             cpu_secs: None,
             image_bytes: None,
             files: Vec::new(),
+            node: None,
+            notes: Vec::new(),
         }
     }
 }
@@ -238,6 +245,8 @@ pub async fn execute(
         cpu_secs: seen.cpu_secs,
         image_bytes: Some(built.size_bytes),
         files: Vec::new(),
+        node: output.node.clone(),
+        notes: output.notes.clone(),
     };
     // `timeout` exits 124 (137 after its kill); a test command killed for another reason (the
     // OOM killer also gives 137) before the timeout is not a timeout.
