@@ -30,7 +30,7 @@ pub enum SessionError {
     #[error("cannot listen for SIGINT, SIGTERM and SIGHUP: {0}")]
     Signals(#[source] std::io::Error),
     #[error(transparent)]
-    Swarm(#[from] SwarmError),
+    Swarm(Box<SwarmError>),
     #[error("cannot remove what an earlier run of {} left on the engine: {source}", .folder.display())]
     Sweep {
         folder: PathBuf,
@@ -81,7 +81,8 @@ impl Session {
         let backend: Arc<dyn Backend> = match choice {
             BackendChoice::Docker => Arc::new(DockerBackend::new(engine.clone(), scope.clone(), token)),
             BackendChoice::Swarm { registry } => {
-                Arc::new(SwarmBackend::new(engine.clone(), scope.clone(), token, registry.clone()).await?)
+                let backend = SwarmBackend::new(engine.clone(), scope.clone(), token, registry.clone());
+                Arc::new(backend.await.map_err(|e| SessionError::Swarm(Box::new(e)))?)
             }
         };
         let swept = backend
