@@ -23,10 +23,7 @@ impl SecondEngine {
         if unsafe { libc::geteuid() } != 0 {
             return Some("a second dockerd needs root".into());
         }
-        let found = std::env::var_os("PATH")
-            .map(|paths| std::env::split_paths(&paths).any(|p| p.join("dockerd").is_file()))
-            .unwrap_or(false);
-        (!found).then(|| "no dockerd on PATH".into())
+        (!on_path("dockerd")).then(|| "no dockerd on PATH".into())
     }
 
     /// Starts an engine under a fresh folder in /tmp (short paths: unix sockets have a length
@@ -105,6 +102,36 @@ impl SecondEngine {
         self.launch();
     }
 
+    fn client(&self) -> bollard::Docker {
+        bollard::Docker::connect_with_unix(
+            self.dir.join("docker.sock").to_str().unwrap(),
+            600,
+            bollard::API_DEFAULT_VERSION,
+        )
+        .unwrap()
+    }
+
+    /// Makes this engine a single-node swarm, on loopback ports of its own (never the default
+    /// 2377 and 4789 another swarm on the machine may hold).
+    pub fn init_swarm(&self) {
+        let port = free_port();
+        let request = bollard::models::SwarmInitRequest {
+            listen_addr: Some(format!("127.0.0.1:{port}")),
+            advertise_addr: Some(format!("127.0.0.1:{port}")),
+            data_path_port: Some(free_port() as u32),
+            ..Default::default()
+        };
+        runtime().block_on(async { self.client().init_swarm(request).await.expect("swarm init") });
+    }
+
+    /// The Swarm services on this engine of the run that wrote to `<logs>/<run_id>`.
+    pub fn services_of(&self, logs: &Path, run_id: &str) -> usize {
+        let scope = verdict::engine::RunScope::new(&logs.join(run_id), run_id).unwrap();
+        let filters = std::collections::HashMap::from([("label".to_string(), scope.filter())]);
+        let options = bollard::query_parameters::ListServicesOptionsBuilder::default().filters(&filters).build();
+        runtime().block_on(async { self.client().list_services(Some(options)).await.map(|s| s.len()).unwrap() })
+    }
+
     /// The containers on this engine of the run that wrote to `<logs>/<run_id>`.
     pub fn containers_of(&self, logs: &Path, run_id: &str) -> usize {
         let scope = verdict::engine::RunScope::new(&logs.join(run_id), run_id).unwrap();
@@ -149,6 +176,60 @@ impl Drop for SecondEngine {
         // the next test.
         let _ = Command::new("rm").arg("-rf").arg(&self.dir).stdout(Stdio::null()).stderr(Stdio::null()).spawn();
     }
+}
+
+pub fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|p| p.join(program).is_file()))
+}
+
+/// A loopback registry (Debian's `docker-registry`) with its storage in a folder of its own.
+pub struct Registry {
+    pub addr: String,
+    dir: PathBuf,
+    child: Child,
+}
+
+impl Registry {
+    pub fn start(dir: &Path) -> Registry {
+        let addr = format!("127.0.0.1:{}", free_port());
+        std::fs::create_dir_all(dir).unwrap();
+        let config = dir.join("config.yml");
+        std::fs::write(
+            &config,
+            format!(
+                "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\nhttp:\n  addr: {addr}\n",
+                dir.join("data").display()
+            ),
+        )
+        .unwrap();
+        let log = std::fs::File::create(dir.join("registry.log")).unwrap();
+        let child = Command::new("docker-registry")
+            .arg("serve")
+            .arg(&config)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("docker-registry starts (bash dockerfiles/engine.sh installs it)");
+        let started = Instant::now();
+        while std::net::TcpStream::connect(&addr).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(30), "the registry did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Registry { addr, dir: dir.to_path_buf(), child }
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = Command::new("rm").arg("-rf").arg(&self.dir).stdout(Stdio::null()).stderr(Stdio::null()).spawn();
+    }
+}
+
+/// A loopback port nobody listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 fn runtime() -> tokio::runtime::Runtime {

@@ -135,7 +135,9 @@ pub async fn open(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) 
     let folder = run.images.logs.join(crate::run::safe_component(run_id));
     let choice = match (run.backend, &run.registry) {
         (BackendKind::Docker, _) => BackendChoice::Docker,
-        (BackendKind::Swarm, Some(registry)) => BackendChoice::Swarm { registry: registry.clone() },
+        (BackendKind::Swarm, Some(registry)) => {
+            BackendChoice::Swarm { registry: registry.clone(), reserve: run.swarm_reserve }
+        }
         (BackendKind::Swarm, None) => {
             return Err(fail(
                 exit::BAD_INPUT,

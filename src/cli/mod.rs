@@ -106,6 +106,11 @@ pub struct RunArgs {
     /// The registry (HOST:PORT) instance images are pushed to for the swarm's nodes.
     #[arg(long, value_name = "HOST:PORT", env = "VERDICT_REGISTRY")]
     pub registry: Option<String>,
+    /// With --backend swarm: also reserve each job's memory and CPUs on its node. Only for
+    /// engines with the fix for moby/moby#52652 (older ones count finished jobs' reservations
+    /// forever and end up refusing every job).
+    #[arg(long)]
+    pub swarm_reserve: bool,
     #[command(flatten)]
     pub images: ImageArgs,
 }

@@ -51,8 +51,9 @@ impl SessionError {
 pub enum BackendChoice {
     /// Containers on the engine at `DOCKER_HOST`.
     Docker,
-    /// Services on the swarm `DOCKER_HOST` manages, with images through this registry.
-    Swarm { registry: String },
+    /// Services on the swarm `DOCKER_HOST` manages, with images through this registry (and the
+    /// limits also reserved when `reserve`).
+    Swarm { registry: String, reserve: bool },
 }
 
 /// One open run.
@@ -80,8 +81,8 @@ impl Session {
         let signals = Signals::listen(token.clone()).map_err(SessionError::Signals)?;
         let backend: Arc<dyn Backend> = match choice {
             BackendChoice::Docker => Arc::new(DockerBackend::new(engine.clone(), scope.clone(), token)),
-            BackendChoice::Swarm { registry } => {
-                let backend = SwarmBackend::new(engine.clone(), scope.clone(), token, registry.clone());
+            BackendChoice::Swarm { registry, reserve } => {
+                let backend = SwarmBackend::new(engine.clone(), scope.clone(), token, registry.clone(), *reserve);
                 Arc::new(backend.await.map_err(|e| SessionError::Swarm(Box::new(e)))?)
             }
         };

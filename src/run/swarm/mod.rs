@@ -5,8 +5,14 @@
 //!   registry (`--registry HOST:PORT`, once per image per run; layers the registry has are not
 //!   sent again), and jobs name them by digest, so every node runs the same bytes.
 //! - **One job**: a service with the instance image, on a network of its own (an internal
-//!   overlay: no gateway, no route out, no other container on it), the limits as both
-//!   reservations and limits, the run's labels, restart policy none, and one completion. The
+//!   overlay: no gateway, no route out, no other container on it), the memory, CPU and process
+//!   limits, the run's labels, restart policy none, and one completion. The limits are also
+//!   *reservations* only when asked for (`--swarm-reserve`): Swarm engines without the fix for
+//!   moby/moby#52652 count every finished job's reservation against its node forever (the
+//!   tasks of a finished replicated-job are never pruned), so after as many jobs as a node has
+//!   room for, it refuses all others ("assigned node no longer meets constraints"). verdict's
+//!   `-j` bounds the jobs in flight instead, and a job no node could hold is refused by verdict
+//!   before it is created. The
 //!   inputs travel in its environment and the output folder comes back framed in its logs
 //!   ([`frame`]), so nothing needs a node's engine. The deadline is verdict's: a task running
 //!   past it is stopped by removing its service.
@@ -66,6 +72,8 @@ struct Inner {
     cancel: CancellationToken,
     tracker: TaskTracker,
     registry: String,
+    /// Whether the limits are also reservations.
+    reserve: bool,
     /// Local tag → the pushed image's `registry/name@sha256:…`.
     pushed: Mutex<HashMap<String, Arc<OnceCell<String>>>>,
     /// Node id → host name.
@@ -88,6 +96,7 @@ impl SwarmBackend {
         scope: RunScope,
         cancel: CancellationToken,
         registry: String,
+        reserve: bool,
     ) -> Result<Self, SwarmError> {
         let not_manager = |reason: String| SwarmError::NotManager { host: engine.host().to_string(), reason };
         let info = engine.call("read the engine's info", SHORT_CALL, engine.docker().info()).await?;
@@ -102,6 +111,7 @@ impl SwarmBackend {
             cancel,
             tracker: TaskTracker::new(),
             registry: registry.trim_end_matches('/').to_string(),
+            reserve,
             pushed: Mutex::new(HashMap::new()),
             hostnames: Mutex::new(HashMap::new()),
         };
@@ -157,8 +167,18 @@ enum Attempt {
     NodeLost {
         node: String,
     },
+    /// The task was refused before it ran (Swarm refuses a task whose node's free resources
+    /// changed between placement and start, and says so): try again.
+    Refused {
+        reason: String,
+    },
     Failed(ExecError),
 }
+
+/// Times a job whose task was refused before it ran is tried again (with backoff from 250 ms
+/// to 2 s: about half a minute in all, time for the scheduler to release the resources of the
+/// jobs that just ended).
+const REFUSED_RETRIES: u32 = 20;
 
 impl From<ExecError> for Attempt {
     fn from(e: ExecError) -> Self {
@@ -174,10 +194,19 @@ async fn run_job(inner: Arc<Inner>, job: Job) -> Result<JobOutput, ExecError> {
         .map_err(|source| ExecError::Inputs { image: job.image.clone(), source })?;
     let mut lost_nodes: Vec<String> = Vec::new();
     let mut excluded: Vec<String> = Vec::new();
+    let mut refused = 0;
     loop {
+        check_capacity(&inner, &job, &excluded).await?;
         match run_once(&inner, &job, &image, &env, &excluded).await {
             Ok(output) => return Ok(output),
             Err(Attempt::Failed(e)) => return Err(e),
+            Err(Attempt::Refused { reason }) => {
+                refused += 1;
+                if refused > REFUSED_RETRIES {
+                    return Err(ExecError::Rejected { image: job.image.clone(), reason });
+                }
+                tokio::time::sleep(Duration::from_millis(250 << refused.min(3))).await;
+            }
             Err(Attempt::NodeLost { node }) => {
                 let name = hostname(&inner, &node).await;
                 tracing::warn!(node = %name, "a node went down under a job; trying another");
@@ -217,7 +246,7 @@ async fn run_once(
         .await
         .map_err(fail("create the job's network"))?
         .id;
-    let spec = service_spec(&name, image, env, job, &labels, &network_id, excluded);
+    let spec = service_spec(&name, image, env, job, &labels, &network_id, excluded, inner.reserve);
     let created = engine.call("create the job's service", SHORT_CALL, docker.create_service(spec, None)).await;
     let result = match created {
         Err(e) => Err(Attempt::Failed(fail("create the job's service")(e))),
@@ -256,6 +285,7 @@ fn service_spec(
     labels: &HashMap<String, String>,
     network: &str,
     excluded: &[String],
+    reserve: bool,
 ) -> ServiceSpec {
     let limits = &job.limits;
     ServiceSpec {
@@ -276,7 +306,7 @@ fn service_spec(
                     memory_bytes: Some(limits.memory_bytes),
                     pids: Some(limits.pids),
                 }),
-                reservations: Some(ResourceObject {
+                reservations: reserve.then(|| ResourceObject {
                     nano_cpus: Some(limits.nano_cpus),
                     memory_bytes: Some(limits.memory_bytes),
                     ..Default::default()
@@ -330,7 +360,7 @@ async fn follow(inner: &Arc<Inner>, service: &str, job: &Job) -> Result<JobOutpu
             Some(TaskState::COMPLETE | TaskState::FAILED | TaskState::SHUTDOWN) => break task,
             Some(TaskState::REJECTED) => {
                 let reason = status.err.or(status.message).unwrap_or_default();
-                return Err(Attempt::Failed(ExecError::Rejected { image: job.image.clone(), reason }));
+                return Err(Attempt::Refused { reason });
             }
             Some(TaskState::ORPHANED) => return Err(Attempt::NodeLost { node: node.unwrap_or_default() }),
             Some(TaskState::RUNNING) => {
@@ -401,6 +431,50 @@ async fn follow(inner: &Arc<Inner>, service: &str, job: &Job) -> Result<JobOutpu
         _ => None,
     };
     Ok(JobOutput { output: got.output, exit_code, killed_at_deadline, oom_killed, files: got.files, notes, wall, node })
+}
+
+/// Fails a job that no ready node (other than `excluded`) has the memory and CPUs for.
+async fn check_capacity(inner: &Inner, job: &Job, excluded: &[String]) -> Result<(), ExecError> {
+    use bollard::models::{NodeSpecAvailabilityEnum, NodeState};
+    let engine = &inner.engine;
+    let nodes = engine
+        .call(
+            "list the swarm's nodes",
+            SHORT_CALL,
+            engine.docker().list_nodes(None::<bollard::query_parameters::ListNodesOptions>),
+        )
+        .await
+        .map_err(|e| ExecError::engine("list the swarm's nodes", &job.image, e))?;
+    let mut largest: Option<(i64, i64, String)> = None;
+    for node in nodes {
+        let ready = node.status.as_ref().and_then(|s| s.state) == Some(NodeState::READY);
+        let active = node.spec.as_ref().and_then(|s| s.availability) == Some(NodeSpecAvailabilityEnum::ACTIVE);
+        if !ready || !active || node.id.as_ref().is_some_and(|id| excluded.contains(id)) {
+            continue;
+        }
+        let description = node.description.unwrap_or_default();
+        let resources = description.resources.unwrap_or_default();
+        let (memory, cpus) = (resources.memory_bytes.unwrap_or(0), resources.nano_cpus.unwrap_or(0));
+        if memory >= job.limits.memory_bytes && cpus >= job.limits.nano_cpus {
+            return Ok(());
+        }
+        if largest.as_ref().is_none_or(|(m, _, _)| memory > *m) {
+            largest = Some((memory, cpus, description.hostname.unwrap_or_default()));
+        }
+    }
+    let gib = |bytes: i64| bytes as f64 / (1u64 << 30) as f64;
+    let asked = format!(
+        "no ready node has {:.1} GiB of memory and {} CPU(s)",
+        gib(job.limits.memory_bytes),
+        job.limits.nano_cpus as f64 / 1e9
+    );
+    let constraint = match largest {
+        Some((memory, cpus, host)) => {
+            format!("{asked} (the largest, {host}, has {:.1} GiB and {} CPU(s))", gib(memory), cpus as f64 / 1e9)
+        }
+        None => format!("{asked} (no node is ready and active)"),
+    };
+    Err(ExecError::Unplaceable { image: job.image.clone(), constraint })
 }
 
 async fn node_is_down(engine: &Engine, node: &str) -> bool {
