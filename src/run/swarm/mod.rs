@@ -246,7 +246,7 @@ async fn run_once(
         .await
         .map_err(fail("create the job's network"))?
         .id;
-    let spec = service_spec(&name, image, env, job, &labels, &network_id, excluded, inner.reserve);
+    let spec = service_spec(inner, &name, image, env, job, &network_id, excluded);
     let created = engine.call("create the job's service", SHORT_CALL, docker.create_service(spec, None)).await;
     let result = match created {
         Err(e) => Err(Attempt::Failed(fail("create the job's service")(e))),
@@ -278,16 +278,16 @@ async fn run_once(
 }
 
 fn service_spec(
+    inner: &Inner,
     name: &str,
     image: &str,
     env: &[String],
     job: &Job,
-    labels: &HashMap<String, String>,
     network: &str,
     excluded: &[String],
-    reserve: bool,
 ) -> ServiceSpec {
     let limits = &job.limits;
+    let (labels, reserve) = (&inner.scope.labels(), inner.reserve);
     ServiceSpec {
         name: Some(name.to_string()),
         labels: Some(labels.clone()),
