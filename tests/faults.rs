@@ -355,5 +355,13 @@ fn huge_output_is_bounded_and_oom_kills_are_reported() {
 
     let hog_report = read_json(&dir("hog").join("report.json"));
     assert_ne!(hog_report["outcome"], "resolved_full", "{hog_report:#}");
+    assert_eq!(hog_report["exit_code"], 137, "{hog_report:#}");
+    let notes = hog_report["run_notes"].to_string();
+    assert!(
+        notes.contains("out-of-memory killer killed a process of the job (memory limit 0.25 GiB)"),
+        "{hog_report:#}"
+    );
+    // The loud candidate ran under the same limit and was not killed.
+    assert!(!loud_report["run_notes"].to_string().contains("out-of-memory"), "{loud_report:#}");
     assert_no_containers_left(&logs, &["f"]);
 }

@@ -248,6 +248,12 @@ pub async fn execute(
         node: output.node.clone(),
         notes: output.notes.clone(),
     };
+    if output.oom_killed {
+        record.notes.push(format!(
+            "the out-of-memory killer killed a process of the job (memory limit {} GiB)",
+            ctx.limits.memory_gib()
+        ));
+    }
     // `timeout` exits 124 (137 after its kill); a test command killed for another reason (the
     // OOM killer also gives 137) before the timeout is not a timeout.
     let ran_out_of_time = output.wall.as_secs() >= timeout_secs;
