@@ -8,9 +8,11 @@ use clap::Args;
 
 use super::common::{self, fail};
 use super::{exit, DatasetArgs};
+use crate::grade::decide;
+use crate::grade::{Execution, JobFacts, RawOutcome, Rules, RunLimits, ScriptFacts};
 use crate::parse::{self, StructuredReport};
 use crate::report::{self, InstanceReport, Outcome};
-use crate::run::evaluation::grade_into;
+use crate::run::evaluation::expected;
 use crate::run::{self, resolve_spec};
 
 #[derive(Debug, Clone, Args)]
@@ -46,7 +48,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
                 continue;
             };
             if regradable(&report) {
-                regrade(&mut report, instance, &loaded.specs, &entry.path());
+                regrade(&mut report, instance, &loaded.specs, &entry.path(), &Rules::default());
                 report.write(&path).map_err(|e| fail(exit::INTERNAL, e.to_string()))?;
             }
             reports.push(report);
@@ -76,12 +78,14 @@ fn regradable(report: &InstanceReport) -> bool {
     graded && report.exit_code.is_some() && report.logs.test_output.is_some()
 }
 
-/// Re-parses the saved test output and reports, and grades again.
+/// Re-parses the saved test output and reports, and decides again from the run's recorded
+/// facts (or, for a report written before they were recorded, from its exit code).
 fn regrade(
     report: &mut InstanceReport,
     instance: &crate::dataset::Instance,
     specs: &crate::dataset::spec::SpecRegistry,
     dir: &std::path::Path,
+    rules: &Rules,
 ) {
     let (entry, _) = match resolve_spec(specs, instance) {
         Ok(found) => found,
@@ -101,13 +105,29 @@ fn regrade(
             Some(StructuredReport { name: name.trim_start_matches("reports/").to_string(), bytes })
         })
         .collect();
-    let parsed = match parse::parse(entry.log_parser, &console, &structured) {
-        Ok(parsed) => parsed,
-        Err(e) => {
-            report.outcome = Outcome::InfraError;
-            report.reason = Some(format!("the test output could not be read: {e}"));
-            return;
-        }
+    let mut raw = report.run.clone().unwrap_or_else(|| recorded_before_facts(report));
+    raw.parsed = Some(parse::parse(entry.log_parser, &console, &structured).map_err(|e| e.to_string()));
+    let decided = decide::evaluation(expected(instance), &raw, rules);
+    report.decided(decided);
+    report.run = Some(raw);
+}
+
+/// The facts of a finished run whose report predates recorded facts: the script ran to its
+/// end with the recorded apply step and exit code (only such reports are regraded).
+fn recorded_before_facts(report: &InstanceReport) -> RawOutcome {
+    let limits = RunLimits { timeout_secs: u64::MAX, memory_gib: 0.0 };
+    let mut raw = RawOutcome::new(report.apply.step.is_some(), limits);
+    raw.execution = Execution::Ran {
+        script: ScriptFacts {
+            apply: report.apply.step,
+            test_patch_applied: Some(true),
+            tests_started: true,
+            exit_code: report.exit_code,
+            finished: true,
+        },
+        job: JobFacts { container_exit_code: Some(0), wall_secs: report.timing.wall_secs, ..Default::default() },
     };
-    grade_into(report, instance, &parsed);
+    raw.cpu_secs = report.timing.cpu_secs;
+    raw.image_bytes = report.image_bytes;
+    raw
 }

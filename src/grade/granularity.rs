@@ -16,7 +16,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::ListName;
+use super::{ListName, Rules};
 use crate::parse::{TestResult, TestStatus};
 
 /// The level an expected id, or a whole list, was graded at.
@@ -167,13 +167,14 @@ fn coarse_ids<'a>(
 
 impl Found<'_> {
     /// Whether the file or class passes, and its counts, for the grade report.
-    pub fn into_report(self, list: ListName, id: &str) -> CoarseMatch {
-        let passing = self.tests.iter().filter(|(_, r)| r.status.is_pass()).count();
+    pub fn into_report(self, list: ListName, id: &str, rules: &Rules) -> CoarseMatch {
+        let passes = |status: TestStatus| rules.passes(list, status);
+        let passing = self.tests.iter().filter(|(_, r)| passes(r.status)).count();
         let skipped = self.tests.iter().filter(|(_, r)| r.status == TestStatus::Skipped).count();
         let failing: Vec<String> = self
             .tests
             .iter()
-            .filter(|(_, r)| !r.status.is_pass() && r.status != TestStatus::Skipped)
+            .filter(|(_, r)| !passes(r.status) && r.status != TestStatus::Skipped)
             .map(|(t, r)| format!("{t} ({})", status_name(r.status)))
             .collect();
         CoarseMatch {

@@ -22,18 +22,69 @@
 //! verdicts, which the published OmniGIRL lists were made from, tolerate them. Each list
 //! records the level it was graded at, and every coarse match is listed with its counts.
 
+pub mod decide;
 pub mod derive;
+pub mod facts;
 pub mod granularity;
 pub mod integrity;
+pub mod outcome;
 
-pub use derive::{derive_lists, Derived, FlakyTest};
+pub use derive::{derive_lists, derive_lists_with, Derived, FlakyTest};
+pub use facts::{ApplyStep, Execution, JobFacts, RawOutcome, RunLimits, ScriptFacts};
 pub use granularity::{CoarseMatch, Granularity};
 pub use integrity::check_exit_code;
+pub use outcome::{Drift, Outcome, ValidationStatus};
 
 use serde::{Deserialize, Serialize};
 
-use crate::parse::ParsedTests;
+use crate::parse::{ParsedTests, TestStatus};
 use granularity::{match_id, Index, Match};
+
+/// How an XPASS (a test marked as expected to fail that passed) grades.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum XpassRule {
+    /// An XPASS of a PASS_TO_PASS test is a pass: it broke nothing (pytest exits 0 on a
+    /// non-strict XPASS, and reports a strict one as FAILED). In FAIL_TO_PASS it is not a pass.
+    NotRegression,
+    /// An XPASS is never a pass, in either list.
+    #[default]
+    Fail,
+}
+
+impl XpassRule {
+    pub fn name(self) -> &'static str {
+        match self {
+            XpassRule::NotRegression => "not-regression",
+            XpassRule::Fail => "fail",
+        }
+    }
+}
+
+impl std::str::FromStr for XpassRule {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        [XpassRule::NotRegression, XpassRule::Fail]
+            .into_iter()
+            .find(|rule| rule.name() == s)
+            .ok_or_else(|| format!("unknown XPASS rule {s:?}: expected `not-regression` or `fail`"))
+    }
+}
+
+/// The grading rules a run is graded under.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rules {
+    pub xpass: XpassRule,
+}
+
+impl Rules {
+    /// Whether a test of `list` with `status` passes.
+    pub fn passes(&self, list: ListName, status: TestStatus) -> bool {
+        status.is_pass()
+            || (status == TestStatus::Xpass && list == ListName::PassToPass && self.xpass == XpassRule::NotRegression)
+    }
+}
 
 /// SWE-bench's three resolution levels, with its spellings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -111,13 +162,18 @@ impl Grade {
     }
 }
 
-/// Grades one parsed run against the expected lists (see the module doc for the rules).
+/// Grades one parsed run against the expected lists under the default [`Rules`].
 pub fn grade(fail_to_pass: &[String], pass_to_pass: &[String], parsed: &ParsedTests) -> Grade {
+    grade_with(fail_to_pass, pass_to_pass, parsed, &Rules::default())
+}
+
+/// Grades one parsed run against the expected lists (see the module doc for the rules).
+pub fn grade_with(fail_to_pass: &[String], pass_to_pass: &[String], parsed: &ParsedTests, rules: &Rules) -> Grade {
     let index = Index::new(&parsed.tests);
     let mut coarse = Vec::new();
     let mut notes = Vec::new();
-    let (f2p, f2p_level) = grade_list(ListName::FailToPass, fail_to_pass, parsed, &index, &mut coarse);
-    let (p2p, p2p_level) = grade_list(ListName::PassToPass, pass_to_pass, parsed, &index, &mut coarse);
+    let (f2p, f2p_level) = grade_list(ListName::FailToPass, fail_to_pass, parsed, &index, rules, &mut coarse);
+    let (p2p, p2p_level) = grade_list(ListName::PassToPass, pass_to_pass, parsed, &index, rules, &mut coarse);
 
     let p2p_ok = p2p.failure.is_empty();
     let resolution = if fail_to_pass.is_empty() {
@@ -160,6 +216,7 @@ fn grade_list(
     ids: &[String],
     parsed: &ParsedTests,
     index: &Index<'_>,
+    rules: &Rules,
     coarse: &mut Vec<CoarseMatch>,
 ) -> (ListStatus, Granularity) {
     let mut status = ListStatus::default();
@@ -168,11 +225,11 @@ fn grade_list(
         let passed = match match_id(id, &parsed.tests, index) {
             Match::Test(result) => {
                 levels.push(Granularity::Test);
-                result.status.is_pass()
+                rules.passes(list, result.status)
             }
             Match::Coarse(found) => {
                 levels.push(found.level);
-                let m = found.into_report(list, id);
+                let m = found.into_report(list, id, rules);
                 let passed = m.passed;
                 coarse.push(m);
                 passed

@@ -19,7 +19,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         reason: None,
         patch_sha256: patch_sha256(id),
         environment: format!("image-of-{id}"),
-        apply: ApplyInfo { step: applied.then(|| "git_apply".into()), strict: applied, lenient: applied },
+        apply: ApplyInfo { step: applied.then_some(ApplyStep::GitApply), strict: applied, lenient: applied },
         flags: Vec::new(),
         exit_code: None,
         parse: None,
@@ -31,6 +31,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         image_bytes: Some(1_000_000),
         localization: None,
         logs: LogFiles::default(),
+        run: None,
     }
 }
 
@@ -47,7 +48,7 @@ fn sample() -> (Vec<String>, Vec<InstanceReport>) {
         report("h", Outcome::BuildFailed, "java", "o/jv"),
         report("i", Outcome::InfraError, "python", "o/py"),
     ];
-    reports[3].apply = ApplyInfo { step: Some("patch_fuzz".into()), strict: false, lenient: true };
+    reports[3].apply = ApplyInfo { step: Some(ApplyStep::PatchFuzz), strict: false, lenient: true };
     reports[0].cost = Some(Cost { dollars: Some(0.5), ..Cost::default() });
     reports[1].cost =
         Some(Cost { dollars: Some(0.25), input_tokens: Some(10), output_tokens: Some(2), ..Cost::default() });

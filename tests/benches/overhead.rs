@@ -66,6 +66,7 @@ async fn bench() {
         limits: limits(4.0, 1.0, 2048),
         timeout_override: None,
         run_id: "bench".into(),
+        rules: Default::default(),
     };
     let prepared = prepare(&ctx, &instance).expect("spec");
     builder.ensure(&prepared.images).await.expect("warm image");
