@@ -127,7 +127,7 @@ pub async fn context(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: boo
         limits: limits(run.memory, run.cpus, run.pids),
         timeout_override: run.timeout,
         run_id: run_id.to_string(),
-        rules: crate::grade::Rules::default(),
+        rules: run.grading.rules(),
     })
 }
 

@@ -89,7 +89,25 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 2048, value_name = "N")]
     pub pids: i64,
     #[command(flatten)]
+    pub grading: GradeArgs,
+    #[command(flatten)]
     pub images: ImageArgs,
+}
+
+/// How runs are graded.
+#[derive(Debug, Clone, Args)]
+pub struct GradeArgs {
+    /// How an XPASS (a test marked as expected to fail that passed) grades: `not-regression`
+    /// counts it as a pass of a PASS_TO_PASS test (never of a FAIL_TO_PASS one); `fail` never
+    /// counts it as a pass.
+    #[arg(long, default_value = "not-regression", value_name = "RULE")]
+    pub xpass: crate::grade::XpassRule,
+}
+
+impl GradeArgs {
+    pub fn rules(&self) -> crate::grade::Rules {
+        crate::grade::Rules { xpass: self.xpass }
+    }
 }
 
 /// How images are built.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::common::{self, fail};
-use super::{exit, DatasetArgs};
+use super::{exit, DatasetArgs, GradeArgs};
 use crate::grade::decide;
 use crate::grade::{Execution, JobFacts, RawOutcome, Rules, RunLimits, ScriptFacts};
 use crate::parse::{self, StructuredReport};
@@ -25,6 +25,8 @@ pub struct ReportArgs {
     /// Root of run output.
     #[arg(long, default_value = "logs", value_name = "DIR")]
     pub logs: PathBuf,
+    #[command(flatten)]
+    pub grading: GradeArgs,
 }
 
 pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
@@ -48,7 +50,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
                 continue;
             };
             if regradable(&report) {
-                regrade(&mut report, instance, &loaded.specs, &entry.path(), &Rules::default());
+                regrade(&mut report, instance, &loaded.specs, &entry.path(), &args.grading.rules());
                 report.write(&path).map_err(|e| fail(exit::INTERNAL, e.to_string()))?;
             }
             reports.push(report);

@@ -10,15 +10,35 @@
 //! 3. with a candidate, the script's `APPLY` line is missing: the script stopped before the
 //!    apply chain finished (infrastructure); it says `none`: no step applied the candidate;
 //! 4. the test patch did not apply;
-//! 5. the container was killed at its deadline, or the test command exited 124 or 137 (what
-//!    `timeout` gives) once the timeout had run out: timeout;
-//! 6. the tests never started: the script stopped before them (infrastructure);
-//! 7. the tests started but no exit code was recorded: the container stopped under the tests;
-//! 8. otherwise the tests ran, and their parsed output is graded.
+//! 5. the container was killed at its deadline: timeout;
+//! 6. the tests started and the out-of-memory killer stopped a process of the container: the
+//!    tests were killed for memory;
+//! 7. the test command exited 124 or 137 (what `timeout` gives) once the timeout had run out:
+//!    timeout;
+//! 8. the tests never started: the script stopped before them (infrastructure);
+//! 9. the tests started but no exit code was recorded: the container stopped under the tests;
+//! 10. otherwise the tests ran, and their parsed output is graded.
+//!
+//! # Evaluation outcomes
+//! - The build, apply, test-patch, timeout and infrastructure classes give `build_failed`,
+//!   `patch_apply_failed`, `infra_error`, `timeout` and `infra_error`, with the reason.
+//! - Killed by the out-of-memory killer: `unresolved`, "killed by the out-of-memory killer at
+//!   N GiB" (a candidate that allocates without bound broke the tests; a completed run, not
+//!   retried).
+//! - The tests ran (markers seen, exit code recorded) and reported no test result (a candidate
+//!   that ends the process at import): `unresolved`, with that reason, counted as completed.
+//!   `infra_error` is kept for failures of verdict's own steps.
+//! - Otherwise graded. Every disagreement between the structured report and the console takes
+//!   the worse status, and one on a graded test is an integrity warning; so is a console
+//!   summary whose counts contradict the results, and an exit code that contradicts the
+//!   statuses. A run with an integrity warning is never resolved (`infra_error`, "graded …
+//!   but downgraded: …"), and a run that stopped part-way ([`ParsedTests::incomplete`]) is
+//!   never resolved either (`unresolved`, with why). The reason of a graded outcome says how
+//!   many tests of each list pass and names those that do not.
 
 use super::facts::{ApplyStep, Execution, JobFacts, RawOutcome};
 use super::outcome::{Drift, Outcome, ValidationStatus};
-use super::{derive_lists_with, integrity, Derived, Grade, ListName, Rules};
+use super::{derive_lists_with, granularity, integrity, Derived, Grade, ListName, Rules};
 use crate::parse::{ParsedTests, ResultSource};
 
 /// An instance's expected lists.
@@ -45,6 +65,11 @@ pub enum RunClass<'a> {
     TestPatchFailed,
     Timeout {
         secs: u64,
+    },
+    /// The tests started and the out-of-memory killer stopped a process of the container.
+    OutOfMemory {
+        gib: f64,
+        parsed: Option<&'a ParsedTests>,
     },
     /// The tests started, and the container stopped before the script recorded their exit code.
     TestsCrashed {
@@ -78,7 +103,14 @@ pub fn classify(raw: &RawOutcome) -> RunClass<'_> {
     // `timeout` exits 124 (137 after its kill); a test command killed for another reason (the
     // OOM killer also gives 137) before the timeout is not a timeout.
     let ran_out_of_time = job.wall_secs >= raw.limits.timeout_secs as f64;
-    if job.killed_at_deadline || (matches!(script.exit_code, Some(124) | Some(137)) && ran_out_of_time) {
+    if job.killed_at_deadline {
+        return RunClass::Timeout { secs: raw.limits.timeout_secs };
+    }
+    if job.oom_killed && script.tests_started {
+        let parsed = raw.parsed.as_ref().and_then(|p| p.as_ref().ok());
+        return RunClass::OutOfMemory { gib: raw.limits.memory_gib, parsed };
+    }
+    if matches!(script.exit_code, Some(124) | Some(137)) && ran_out_of_time {
         return RunClass::Timeout { secs: raw.limits.timeout_secs };
     }
     if !script.tests_started {
@@ -89,6 +121,22 @@ pub fn classify(raw: &RawOutcome) -> RunClass<'_> {
     };
     let parsed = raw.parsed.as_ref().map(|p| p.as_ref().map_err(String::as_str));
     RunClass::Ran { exit_code, parsed }
+}
+
+/// "killed by the out-of-memory killer at 4 GiB".
+pub fn oom_reason(gib: f64) -> String {
+    format!("killed by the out-of-memory killer at {} GiB", trim_number(gib))
+}
+
+/// `4` for 4.0, `1.5` for 1.5.
+fn trim_number(x: f64) -> String {
+    let text = format!("{x:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// "the tests ran (exit code 0) but reported no test result: …".
+fn no_result_reason(exit_code: i64, why: &str) -> String {
+    format!("the tests ran (exit code {exit_code}) but reported no test result: {why}")
 }
 
 fn crash_reason(job: &JobFacts, when: &str) -> String {
@@ -146,27 +194,73 @@ pub fn evaluation(expected: Expected<'_>, raw: &RawOutcome, rules: &Rules) -> Ev
             "the test patch did not apply after the test files were restored; see output.txt",
         ),
         RunClass::Timeout { secs } => Evaluation::ended(Outcome::Timeout, format!("the tests did not finish within {secs} s")),
+        RunClass::OutOfMemory { gib, parsed } => {
+            let mut decided = Evaluation::ended(Outcome::Unresolved, oom_reason(gib));
+            decided.parsed = parsed.cloned();
+            decided
+        }
         RunClass::Ran { exit_code, parsed } => match parsed {
             Some(Ok(parsed)) => graded(expected, parsed, exit_code, rules),
-            Some(Err(reason)) => {
-                Evaluation::ended(Outcome::InfraError, format!("the test output could not be read: {reason}"))
-            }
-            None => Evaluation::ended(Outcome::InfraError, "the tests ran but produced nothing to parse"),
+            Some(Err(why)) => Evaluation::ended(Outcome::Unresolved, no_result_reason(exit_code, why)),
+            None => Evaluation::ended(Outcome::Unresolved, no_result_reason(exit_code, "nothing was parsed")),
         },
     }
 }
 
-/// Grades a parsed run: the grade, the integrity checks, the outcome.
+/// Grades a parsed run: the integrity checks, the grade, the outcome and its reason (see the
+/// module doc).
 pub fn graded(expected: Expected<'_>, parsed: &ParsedTests, exit_code: i64, rules: &Rules) -> Evaluation {
-    let grade = super::grade_with(expected.fail_to_pass, expected.pass_to_pass, parsed, rules);
-    let integrity: Vec<String> = integrity::check_exit_code(exit_code, parsed).into_iter().collect();
+    let graded_ids = granularity::graded_tests(&[expected.fail_to_pass, expected.pass_to_pass], &parsed.tests);
+    let (worse, disagreement) = integrity::worse_of_disagreements(parsed, &graded_ids);
+    let integrity: Vec<String> = disagreement
+        .into_iter()
+        .chain(integrity::check_console_summary(parsed))
+        .chain(integrity::check_exit_code(exit_code, parsed))
+        .collect();
+    let grade = super::grade_with(expected.fail_to_pass, expected.pass_to_pass, &worse, rules);
     let mut outcome = Outcome::from(grade.resolution);
-    let mut reason = None;
-    if !integrity.is_empty() && outcome != Outcome::Unresolved {
-        reason = Some(format!("graded {outcome} but downgraded: {}", integrity.join("; ")));
+    let how = grade_reason(&grade, &worse);
+    let reason = if let Some(why) = &parsed.incomplete {
+        // A run cut short explains its exit code; the tests broke, not verdict's steps.
+        let reason = if outcome == Outcome::Unresolved {
+            format!("{how}; and {why}")
+        } else {
+            format!("graded {outcome} on the tests it reported ({how}), but {why}")
+        };
+        outcome = Outcome::Unresolved;
+        reason
+    } else if !integrity.is_empty() && outcome != Outcome::Unresolved {
+        let reason = format!("graded {outcome} but downgraded: {}", integrity.join("; "));
         outcome = Outcome::InfraError;
+        reason
+    } else {
+        how
+    };
+    Evaluation { outcome, reason: Some(reason), grade: Some(grade), integrity, parsed: Some(worse), build_log: None }
+}
+
+/// How many tests of each list pass, and which do not: "2/2 FAIL_TO_PASS and 66/66
+/// PASS_TO_PASS pass", or "…; not passing: FAIL_TO_PASS t::a (FAILED), PASS_TO_PASS t::b
+/// (missing)", naming five and then "and N more".
+pub fn grade_reason(grade: &Grade, parsed: &ParsedTests) -> String {
+    let (f2p, p2p) = (&grade.tests_status.fail_to_pass, &grade.tests_status.pass_to_pass);
+    if f2p.success.is_empty() && f2p.failure.is_empty() {
+        return "the instance has no FAIL_TO_PASS tests, so no test can show the issue resolved".to_string();
     }
-    Evaluation { outcome, reason, grade: Some(grade), integrity, parsed: Some(parsed.clone()), build_log: None }
+    let counts = format!(
+        "{}/{} FAIL_TO_PASS and {}/{} PASS_TO_PASS pass",
+        f2p.success.len(),
+        f2p.success.len() + f2p.failure.len(),
+        p2p.success.len(),
+        p2p.success.len() + p2p.failure.len()
+    );
+    let drift: Vec<String> =
+        drift_from_grade(grade, parsed).into_iter().map(|d| format!("{} {} ({})", d.list, d.id, d.now)).collect();
+    if drift.is_empty() {
+        counts
+    } else {
+        format!("{counts}; not passing: {}", some(&drift))
+    }
 }
 
 // ---------------------------------------------------------------- validation
@@ -185,9 +279,11 @@ pub enum Phase {
 pub enum PhaseRun {
     /// Test results to derive the lists from.
     Tests(ParsedTests),
-    /// Before the fix only: the tests could not run (a timeout, a crash, nothing readable);
-    /// they count as failing.
+    /// Before the fix only: the tests could not run (a timeout, a crash, the out-of-memory
+    /// killer); they count as failing.
     Failing { reason: String },
+    /// The tests ran to their end (exit code recorded) and reported no test result.
+    NoTests { reason: String, exit_code: i64, test_args: Vec<String> },
     /// Validation of the instance stops here with this status.
     Stop { status: ValidationStatus, reason: String },
 }
@@ -212,18 +308,20 @@ pub fn validation_run(phase: Phase, raw: &RawOutcome, output: &str) -> PhaseRun 
         RunClass::Timeout { secs } => PhaseRun::Failing { reason: format!("the tests did not finish within {secs} s") },
         RunClass::TestsCrashed { reason } if gold => stop(ValidationStatus::GoldFails, reason),
         RunClass::TestsCrashed { reason } => PhaseRun::Failing { reason },
-        RunClass::Ran { parsed, .. } => match parsed {
-            Some(Ok(parsed)) => PhaseRun::Tests(parsed.clone()),
-            Some(Err(reason)) if gold => stop(
-                ValidationStatus::GoldFails,
-                format!("the test output with the gold patch could not be read: {reason}"),
-            ),
-            Some(Err(reason)) => PhaseRun::Failing { reason: reason.to_string() },
-            None if gold => {
-                stop(ValidationStatus::GoldFails, "the tests with the gold patch produced nothing to parse".into())
-            }
-            None => PhaseRun::Failing { reason: "the tests produced nothing to parse".into() },
-        },
+        RunClass::OutOfMemory { gib, .. } if gold => {
+            stop(ValidationStatus::GoldFails, format!("the tests with the gold patch were {}", oom_reason(gib)))
+        }
+        RunClass::OutOfMemory { gib, .. } => {
+            PhaseRun::Failing { reason: format!("the tests were {}", oom_reason(gib)) }
+        }
+        RunClass::Ran { parsed, exit_code } => {
+            let reason = match parsed {
+                Some(Ok(parsed)) => return PhaseRun::Tests(parsed.clone()),
+                Some(Err(why)) => why.to_string(),
+                None => "nothing was parsed".to_string(),
+            };
+            PhaseRun::NoTests { reason, exit_code, test_args: raw.test_args.clone() }
+        }
     }
 }
 
@@ -235,20 +333,43 @@ pub struct Validation {
     pub derived: Option<Derived>,
 }
 
-/// Decides a validation from its runs, once none of them stopped it: derives the lists, then
-/// [`validation_status`].
+/// Decides a validation from its runs: the first run that stopped it decides; when no run
+/// reported a test, before or with the gold patch, no test ran (`no_tests_ran`: the test
+/// arguments, the command or a plugin is wrong, not the gold patch); when only runs with the
+/// gold patch reported none, the gold patch fails; otherwise the lists are derived and
+/// [`validation_status`] decides.
 pub fn validation(before: &[PhaseRun], after: &[PhaseRun], rules: &Rules) -> Validation {
     if let Some(PhaseRun::Stop { status, reason }) =
         before.iter().chain(after).find(|run| matches!(run, PhaseRun::Stop { .. }))
     {
         return Validation { status: *status, reason: reason.clone(), derived: None };
     }
+    let no_tests = |run: &PhaseRun| matches!(run, PhaseRun::NoTests { .. });
+    if let Some(PhaseRun::NoTests { reason, exit_code, test_args }) = after.iter().find(|r| no_tests(r)) {
+        if before.iter().chain(after).all(no_tests) {
+            let args = if test_args.is_empty() {
+                "no arguments (the whole suite)".to_string()
+            } else {
+                format!("the arguments `{}`", test_args.join(" "))
+            };
+            let reason = format!(
+                "no test ran, before or with the gold patch: the test command (exit code {exit_code}) reported no \
+                 test result ({reason}); it ran with {args}: check them, the spec's test_cmd, and that the runner \
+                 and its plugins are installed"
+            );
+            return Validation { status: ValidationStatus::NoTestsRan, reason, derived: None };
+        }
+        let reason = format!("the test output with the gold patch could not be read: {reason}");
+        return Validation { status: ValidationStatus::GoldFails, reason, derived: None };
+    }
     let runs = |phase: &[PhaseRun]| -> Vec<ParsedTests> {
         phase
             .iter()
             .map(|run| match run {
                 PhaseRun::Tests(parsed) => parsed.clone(),
-                PhaseRun::Failing { reason } | PhaseRun::Stop { reason, .. } => empty_run(reason.clone()),
+                PhaseRun::Failing { reason } | PhaseRun::NoTests { reason, .. } | PhaseRun::Stop { reason, .. } => {
+                    empty_run(reason.clone())
+                }
             })
             .collect()
     };
@@ -264,6 +385,8 @@ fn empty_run(note: String) -> ParsedTests {
         source: ResultSource::Console,
         disagreements: Vec::new(),
         notes: vec![note],
+        console_summary: None,
+        incomplete: None,
     }
 }
 
@@ -329,6 +452,7 @@ pub fn check_env(expected: Expected<'_>, raw: &RawOutcome, rules: &Rules) -> Che
     let decided = evaluation(expected, raw, rules);
     let reason = match &class {
         RunClass::ApplyFailed => Some("the gold patch no longer applies".to_string()),
+        RunClass::OutOfMemory { gib, .. } => Some(format!("the gold run was {}", oom_reason(*gib))),
         RunClass::TestPatchFailed => Some("the test patch no longer applies".to_string()),
         RunClass::Timeout { secs } => Some(format!("the gold run did not finish within {secs} s")),
         // A graded run that kept its outcome: the drift says what changed.

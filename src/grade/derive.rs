@@ -12,7 +12,9 @@
 //! - PASS_TO_FAIL (reported, not part of the dataset): passes before and not after; the gold
 //!   patch breaks it.
 //!
-//! "Passes" is [`TestStatus::is_pass`] (PASSED or XFAIL). Every list is sorted.
+//! "Passes" is PASSED or XFAIL; an XPASS passes where [`Rules::passes`] says so (by default
+//! for PASS_TO_PASS: a test that passed before, as XFAIL or XPASS, and XPASSes after stays in
+//! PASS_TO_PASS), and is then not in `failing_after` either. Every list is sorted.
 
 use std::collections::BTreeSet;
 

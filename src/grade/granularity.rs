@@ -11,7 +11,7 @@
 //! 3. an id prefix, for parsers that left `file`/`class` empty: test ids that start with the
 //!    id followed by `::` (pytest), ` > ` (jest/mocha), `.` or `$` (Java).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -115,6 +115,20 @@ pub(crate) enum Match<'a> {
     Test(&'a TestResult),
     Coarse(Found<'a>),
     Missing,
+}
+
+/// Every test id that one of `ids` grades: the id itself, or the tests of its file or class.
+pub(crate) fn graded_tests<'a>(ids: &[&[String]], tests: &'a BTreeMap<String, TestResult>) -> BTreeSet<&'a str> {
+    let index = Index::new(tests);
+    let mut graded = BTreeSet::new();
+    for id in ids.iter().flat_map(|list| list.iter()) {
+        match match_id(id, tests, &index) {
+            Match::Test(_) => graded.extend(tests.get_key_value(id.as_str()).map(|(k, _)| k.as_str())),
+            Match::Coarse(found) => graded.extend(found.tests.iter().map(|(t, _)| *t)),
+            Match::Missing => {}
+        }
+    }
+    graded
 }
 
 pub(crate) fn match_id<'a>(id: &str, tests: &'a BTreeMap<String, TestResult>, index: &Index<'a>) -> Match<'a> {

@@ -1,11 +1,15 @@
 //! Grading: from a dataset's FAIL_TO_PASS / PASS_TO_PASS lists and one parsed test run to a
-//! resolution (DOMAIN §2.6), plus deriving those lists from validation runs
-//! ([`derive`](mod@derive)) and checking the test command's exit code against the parsed
-//! statuses ([`integrity`]).
+//! resolution, plus deriving those lists from validation runs ([`derive`](mod@derive)), the
+//! integrity checks of a parsed run ([`integrity`]), and the decide stage that turns what a run
+//! did ([`facts`]) into an outcome ([`decide`], [`outcome`]).
 //!
 //! # Rules
 //! - A listed test passes when its status is PASSED or XFAIL. SKIPPED is never a pass, and a
 //!   test missing from the run counts as failed (it is listed under `missing` too).
+//! - XPASS (marked as expected to fail, and passed) follows [`XpassRule`]: by default it is a
+//!   pass of a PASS_TO_PASS test (not a regression: pytest exits 0 on a non-strict XPASS and
+//!   reports a strict one as FAILED) and not a pass of a FAIL_TO_PASS test; with
+//!   [`XpassRule::Fail`] it is never a pass.
 //! - FULL: every FAIL_TO_PASS and every PASS_TO_PASS id passes. PARTIAL: at least one
 //!   FAIL_TO_PASS id passes, not all, and every PASS_TO_PASS id passes. Otherwise NO.
 //! - An instance with an empty FAIL_TO_PASS list grades NO, with a note: nothing in the run
@@ -16,11 +20,11 @@
 //! An expected id that equals a test id is graded per test. Otherwise it is matched at a
 //! coarser level ([`granularity`]): a test file (JS/TS paths, pytest `path.py`) or a class
 //! (Java `com.x.FooTest`, with or without OmniGIRL's spurious leading `org.`, including nested
-//! `FooTest$Inner`; pytest `path.py::Class`). A coarse id passes when at least one test
-//! matched it, none of its tests failed or errored (or XPASSed), and at least one passed:
-//! skipped tests inside it are tolerated and counted, because the runners' own file and class
-//! verdicts, which the published OmniGIRL lists were made from, tolerate them. Each list
-//! records the level it was graded at, and every coarse match is listed with its counts.
+//! `FooTest$Inner`; pytest `path.py::Class`). A coarse id passes only when every test in it
+//! ran and passed: at least one test matched it, none failed, errored or (under the rules
+//! above) XPASSed, and none was skipped, since a skipped test leaves the file or class unproven.
+//! Each list records the level it was graded at, and every coarse match is listed with its
+//! counts (tests, passing, skipped, and the failing ones by name).
 
 pub mod decide;
 pub mod derive;
@@ -46,9 +50,10 @@ use granularity::{match_id, Index, Match};
 pub enum XpassRule {
     /// An XPASS of a PASS_TO_PASS test is a pass: it broke nothing (pytest exits 0 on a
     /// non-strict XPASS, and reports a strict one as FAILED). In FAIL_TO_PASS it is not a pass.
-    NotRegression,
-    /// An XPASS is never a pass, in either list.
     #[default]
+    NotRegression,
+    /// An XPASS is never a pass, in either list (verdict's rule before `not-regression`; for
+    /// datasets whose PASS_TO_PASS lists were made expecting it).
     Fail,
 }
 
@@ -194,6 +199,21 @@ pub fn grade_with(fail_to_pass: &[String], pass_to_pass: &[String], parsed: &Par
             notes.push(format!(
                 "{list} graded at {level} level: {n} of its {ids} ids name a file or class, \
                  each passing only when none of its tests failed and at least one passed"
+            ));
+        }
+    }
+    if rules.xpass == XpassRule::NotRegression {
+        let xpassed: Vec<&str> = pass_to_pass
+            .iter()
+            .filter(|id| parsed.tests.get(id.as_str()).is_some_and(|r| r.status == TestStatus::Xpass))
+            .map(String::as_str)
+            .collect();
+        if !xpassed.is_empty() {
+            notes.push(format!(
+                "{} PASS_TO_PASS test(s) XPASSed (marked as expected to fail, and passed) and count as passing, not as \
+                 a regression (`--xpass not-regression`): {}",
+                xpassed.len(),
+                xpassed.join(", ")
             ));
         }
     }

@@ -83,6 +83,9 @@ pub enum ValidationStatus {
     NoFailToPass,
     /// Tests still fail with the gold patch and none goes from failing to passing.
     GoldFails,
+    /// No run reported any test, before or with the gold patch: the test arguments, the test
+    /// command or a runner plugin is wrong, not the instance.
+    NoTestsRan,
     TestPatchDoesNotApply,
     GoldDoesNotApply,
     BuildFailed,

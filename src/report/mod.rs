@@ -23,7 +23,7 @@ pub use crate::grade::Outcome;
 use crate::dataset::Cost;
 use crate::grade::decide::Evaluation;
 use crate::grade::{ApplyStep, Grade, RawOutcome};
-use crate::parse::{Disagreement, ParsedTests, ResultSource, TestStatus};
+use crate::parse::{Disagreement, ParsedTests, ResultSource, SummaryCounts, TestStatus};
 
 /// How the candidate patch was applied.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,11 +45,23 @@ pub struct ParseInfo {
     pub disagreements: Vec<Disagreement>,
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The counts of the console's closing summary, when it printed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub console_summary: Option<SummaryCounts>,
+    /// Why the parser thinks the run stopped part-way, when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
 }
 
 impl From<&ParsedTests> for ParseInfo {
     fn from(parsed: &ParsedTests) -> Self {
-        ParseInfo { source: parsed.source, disagreements: parsed.disagreements.clone(), notes: parsed.notes.clone() }
+        ParseInfo {
+            source: parsed.source,
+            disagreements: parsed.disagreements.clone(),
+            notes: parsed.notes.clone(),
+            console_summary: parsed.console_summary.clone(),
+            incomplete: parsed.incomplete.clone(),
+        }
     }
 }
 
@@ -81,7 +93,7 @@ pub struct InstanceReport {
     pub repo: String,
     pub language: String,
     pub outcome: Outcome,
-    /// Why, for every outcome other than the resolved ones and `unresolved`.
+    /// Why: for a graded outcome, how many tests of each list pass and which do not.
     pub reason: Option<String>,
     /// The cache key of the candidate patch ([`patch_sha256`]).
     pub patch_sha256: String,

@@ -209,6 +209,8 @@ fn instance_report_round_trips_through_a_file() {
         source: ResultSource::Structured,
         disagreements: Vec::new(),
         notes: vec!["junit report".into()],
+        console_summary: None,
+        incomplete: None,
     };
     let mut r = report("x", Outcome::ResolvedFull, "python", "o/r");
     r.grade = Some(grade(&["t::a".to_string()], &[], &parsed));
@@ -261,6 +263,8 @@ fn parsed(tests: &[(&str, TestStatus)]) -> ParsedTests {
         source: ResultSource::Console,
         disagreements: Vec::new(),
         notes: Vec::new(),
+        console_summary: None,
+        incomplete: None,
     }
 }
 

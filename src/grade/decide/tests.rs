@@ -16,7 +16,14 @@ fn parsed(tests: &[(&str, TestStatus)]) -> ParsedTests {
         .iter()
         .map(|(id, status)| (id.to_string(), TestResult { status: *status, file: None, class: None }))
         .collect();
-    ParsedTests { tests, source: ResultSource::Structured, disagreements: Vec::new(), notes: Vec::new() }
+    ParsedTests {
+        tests,
+        source: ResultSource::Structured,
+        disagreements: Vec::new(),
+        notes: Vec::new(),
+        console_summary: None,
+        incomplete: None,
+    }
 }
 
 /// A candidate run whose script got to its end: applied with `git apply`, test patch applied,
@@ -208,22 +215,62 @@ fn a_script_that_stops_before_or_under_the_tests_is_an_infra_error() {
     let under = ran_with(|script, job| {
         script.exit_code = None;
         script.finished = false;
-        job.oom_killed = true;
+        job.container_exit_code = Some(137);
     });
     let d = decide(&under);
     assert_eq!(d.outcome, Outcome::InfraError);
-    assert_eq!(reason(&d), "the container ran out of memory before the test command finished");
+    assert_eq!(
+        reason(&d),
+        "the eval script stopped before the test command finished (container exit code Some(137)); see output.txt"
+    );
+    // Out of memory before the tests started is verdict's own step failing.
+    let early = ran_with(|script, job| {
+        script.tests_started = false;
+        script.exit_code = None;
+        job.oom_killed = true;
+    });
+    assert_eq!(reason(&decide(&early)), "the container ran out of memory before the test command finished");
 }
 
 #[test]
-fn unreadable_test_output_is_an_infra_error() {
+fn tests_killed_by_the_oom_killer_are_unresolved() {
+    for exit_code in [Some(137), None] {
+        let raw = ran_with(|script, job| {
+            script.exit_code = exit_code;
+            job.oom_killed = true;
+        });
+        let d = decide(&raw);
+        assert_eq!(d.outcome, Outcome::Unresolved, "{exit_code:?}");
+        assert_eq!(reason(&d), "killed by the out-of-memory killer at 4 GiB");
+        assert!(d.outcome.is_completed());
+        assert_eq!(d.grade, None, "a killed run is not graded");
+        assert!(d.parsed.is_some(), "what it reported is kept");
+    }
+    let mut half = ran_with(|_, job| job.oom_killed = true);
+    half.limits.memory_gib = 0.5;
+    assert_eq!(reason(&decide(&half)), "killed by the out-of-memory killer at 0.5 GiB");
+    // Killed at the deadline is a timeout, whatever the memory did.
+    let late = ran_with(|_, job| {
+        job.oom_killed = true;
+        job.killed_at_deadline = true;
+    });
+    assert_eq!(decide(&late).outcome, Outcome::Timeout);
+}
+
+#[test]
+fn tests_that_report_nothing_are_unresolved() {
+    // `os._exit(0)` at import: exit 0, only pytest's header printed; verdict's steps worked.
     let mut raw = ran(0, &[]);
     raw.parsed = Some(Err("no test results could be recognized: nothing".into()));
     let d = decide(&raw);
-    assert_eq!(d.outcome, Outcome::InfraError);
-    assert_eq!(reason(&d), "the test output could not be read: no test results could be recognized: nothing");
+    assert_eq!(d.outcome, Outcome::Unresolved);
+    assert_eq!(
+        reason(&d),
+        "the tests ran (exit code 0) but reported no test result: no test results could be recognized: nothing"
+    );
+    assert!(d.outcome.is_completed() && !d.outcome.is_error());
     raw.parsed = None;
-    assert_eq!(reason(&decide(&raw)), "the tests ran but produced nothing to parse");
+    assert_eq!(reason(&decide(&raw)), "the tests ran (exit code 0) but reported no test result: nothing was parsed");
 }
 
 #[test]
@@ -402,4 +449,170 @@ fn check_env_of_broken_environments() {
         assert!(c.builds);
         assert_eq!((c.outcome, c.reason.as_deref()), (outcome, Some(reason)));
     }
+}
+
+// ---------------------------------------------------------------- fidelity
+
+#[test]
+fn graded_outcomes_give_their_reason() {
+    let d = decide(&ran(0, &[("t::a", Passed), ("t::b", Passed)]));
+    assert_eq!(reason(&d), "1/1 FAIL_TO_PASS and 1/1 PASS_TO_PASS pass");
+    let d = decide(&ran(1, &[("t::a", Failed), ("t::b", Skipped)]));
+    assert_eq!(
+        reason(&d),
+        "0/1 FAIL_TO_PASS and 0/1 PASS_TO_PASS pass; not passing: FAIL_TO_PASS t::a (FAILED), PASS_TO_PASS t::b (SKIPPED)"
+    );
+    let many: Vec<String> = (0..8).map(|i| format!("t::{i}")).collect();
+    let tests: Vec<(&str, TestStatus)> = many.iter().map(|id| (id.as_str(), Failed)).collect();
+    let d = evaluation(Expected { fail_to_pass: &many, pass_to_pass: &[] }, &ran(1, &tests), &Rules::default());
+    assert!(reason(&d).starts_with("0/8 FAIL_TO_PASS and 0/0 PASS_TO_PASS pass; not passing: FAIL_TO_PASS t::0"));
+    assert!(reason(&d).ends_with("FAIL_TO_PASS t::4 (FAILED) and 3 more"), "{}", reason(&d));
+    let d = evaluation(
+        Expected { fail_to_pass: &[], pass_to_pass: &p2p() },
+        &ran(0, &[("t::b", Passed)]),
+        &Rules::default(),
+    );
+    assert_eq!(d.outcome, Outcome::Unresolved);
+    assert!(reason(&d).contains("no FAIL_TO_PASS tests"), "{d:?}");
+}
+
+/// The structured report says PASSED where the console says FAILED.
+fn disagreeing(test: &str) -> RawOutcome {
+    let mut raw = ran(0, &[("t::a", Passed), ("t::b", Passed), ("t::other", Passed)]);
+    if let Some(Ok(parsed)) = &mut raw.parsed {
+        parsed.disagreements.push(crate::parse::Disagreement {
+            test: test.into(),
+            structured: Some(Passed),
+            console: Some(Failed),
+        });
+    }
+    raw
+}
+
+#[test]
+fn a_disagreement_on_a_graded_test_takes_the_worse_status() {
+    let d = decide(&disagreeing("t::a"));
+    assert_eq!(d.outcome, Outcome::Unresolved);
+    assert_eq!(d.parsed.as_ref().unwrap().tests["t::a"].status, Failed, "graded as the console says");
+    assert_eq!(d.integrity.len(), 1, "exit 0 fits the report's statuses: {:?}", d.integrity);
+    assert!(
+        d.integrity[0].starts_with("the structured report and the console disagree on 1 graded test(s): t::a (structured PASSED, console FAILED)"),
+        "{:?}",
+        d.integrity
+    );
+    // On a test no list grades: the worse status is kept, and nothing is graded differently.
+    let d = decide(&disagreeing("t::other"));
+    assert_eq!(d.parsed.as_ref().unwrap().tests["t::other"].status, Failed);
+    assert!(!d.integrity.iter().any(|w| w.contains("disagree")), "{:?}", d.integrity);
+}
+
+#[test]
+fn a_disagreement_inside_a_graded_file_counts() {
+    let (f, p) = (vec!["test/a.test.js".to_string()], Vec::new());
+    let mut raw = ran(0, &[]);
+    let mut parsed = parsed(&[]);
+    for id in ["test/a.test.js > x", "test/a.test.js > y"] {
+        parsed.tests.insert(id.into(), TestResult { status: Passed, file: Some("test/a.test.js".into()), class: None });
+    }
+    parsed.disagreements.push(crate::parse::Disagreement {
+        test: "test/a.test.js > y".into(),
+        structured: Some(Passed),
+        console: Some(Skipped),
+    });
+    raw.parsed = Some(Ok(parsed));
+    let d = evaluation(Expected { fail_to_pass: &f, pass_to_pass: &p }, &raw, &Rules::default());
+    assert_eq!(d.outcome, Outcome::Unresolved, "a skipped test leaves the file unproven");
+    assert!(d.integrity[0].contains("test/a.test.js > y (structured PASSED, console SKIPPED)"), "{:?}", d.integrity);
+}
+
+#[test]
+fn console_counts_that_contradict_the_report_are_never_resolved() {
+    let mut raw = ran(0, &[("t::a", Passed), ("t::b", Passed)]);
+    if let Some(Ok(parsed)) = &mut raw.parsed {
+        parsed.console_summary = Some(crate::parse::SummaryCounts {
+            failed: 1,
+            passed: 1,
+            line: "1 failed, 1 passed in 0.1s".into(),
+            ..Default::default()
+        });
+    }
+    let d = decide(&raw);
+    assert_eq!(d.outcome, Outcome::InfraError);
+    assert!(reason(&d).starts_with("graded resolved_full but downgraded: the console's closing summary"), "{d:?}");
+}
+
+#[test]
+fn a_run_that_stopped_part_way_is_never_resolved() {
+    let mut raw = ran(0, &[("t::a", Passed), ("t::b", Passed)]);
+    if let Some(Ok(parsed)) = &mut raw.parsed {
+        parsed.incomplete = Some("jest printed no closing `Test Suites:` summary".into());
+    }
+    let d = decide(&raw);
+    assert_eq!(d.outcome, Outcome::Unresolved);
+    assert_eq!(
+        reason(&d),
+        "graded resolved_full on the tests it reported (1/1 FAIL_TO_PASS and 1/1 PASS_TO_PASS pass), but jest printed \
+         no closing `Test Suites:` summary"
+    );
+    // process.exit(1): the exit code contradicts the passing tests, and the cut explains it.
+    if let Execution::Ran { script, .. } = &mut raw.execution {
+        script.exit_code = Some(1);
+    }
+    let d = decide(&raw);
+    assert_eq!(d.outcome, Outcome::Unresolved);
+    assert_eq!(d.integrity.len(), 1);
+}
+
+#[test]
+fn validation_where_no_test_ran() {
+    let mut nothing = before_run(&[]);
+    nothing.parsed = Some(Err("no test results could be recognized".into()));
+    nothing.test_args = vec!["tests/test_a.py".into()];
+    if let Execution::Ran { script, .. } = &mut nothing.execution {
+        script.exit_code = Some(5);
+    }
+    let mut gold_nothing = nothing.clone();
+    gold_nothing.candidate = true;
+    if let Execution::Ran { script, .. } = &mut gold_nothing.execution {
+        script.apply = Some(ApplyStep::GitApply);
+    }
+    let before = [validation_run(Phase::Before, &nothing, "o"), validation_run(Phase::Before, &nothing, "o")];
+    let after = [validation_run(Phase::Gold, &gold_nothing, "o")];
+    let v = validation(&before, &after, &Rules::default());
+    assert_eq!(v.status, ValidationStatus::NoTestsRan);
+    assert!(
+        v.reason.starts_with("no test ran, before or with the gold patch: the test command (exit code 5)"),
+        "{}",
+        v.reason
+    );
+    assert!(v.reason.contains("`tests/test_a.py`"), "{}", v.reason);
+    assert_eq!(serde_json::to_value(ValidationStatus::NoTestsRan).unwrap(), "no_tests_ran");
+    // Tests before, none with the gold patch: the gold patch broke them.
+    let before = [validation_run(Phase::Before, &before_run(&[("t::a", Failed)]), "o")];
+    let v = validation(&before, &after, &Rules::default());
+    assert_eq!(v.status, ValidationStatus::GoldFails);
+    assert!(v.reason.starts_with("the test output with the gold patch could not be read"), "{}", v.reason);
+    // None before (new test files that did not load), tests with the gold patch: valid.
+    let before = [validation_run(Phase::Before, &nothing, "o")];
+    let after = [validation_run(Phase::Gold, &ran(0, &[("t::a", Passed)]), "o")];
+    assert_eq!(validation(&before, &after, &Rules::default()).status, ValidationStatus::Valid);
+}
+
+#[test]
+fn validation_runs_killed_for_memory() {
+    let oom = ran_with(|_, job| job.oom_killed = true);
+    let run = validation_run(Phase::Gold, &oom, "o");
+    assert_eq!(
+        run,
+        PhaseRun::Stop {
+            status: ValidationStatus::GoldFails,
+            reason: "the tests with the gold patch were killed by the out-of-memory killer at 4 GiB".into()
+        }
+    );
+    let mut before = oom.clone();
+    before.candidate = false;
+    assert!(matches!(validation_run(Phase::Before, &before, "o"), PhaseRun::Failing { .. }));
+    let c = check(&oom);
+    assert_eq!(c.outcome, Outcome::Unresolved);
+    assert_eq!(c.reason.as_deref(), Some("the gold run was killed by the out-of-memory killer at 4 GiB"));
 }
