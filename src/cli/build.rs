@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use clap::Args;
 
-use super::common::{self, fail};
+use super::common;
+use super::error::{Error, Result};
 use super::{exit, DatasetArgs, ImageArgs};
 use crate::run::plan;
 
@@ -19,7 +20,7 @@ pub struct BuildArgs {
     pub images: ImageArgs,
 }
 
-pub async fn run(args: BuildArgs) -> anyhow::Result<i32> {
+pub async fn run(args: BuildArgs) -> Result<i32> {
     let loaded = common::load_dataset(&args.dataset, &args.images.logs)?;
     let docker = common::connect().await?;
     let (builder, planner) = common::builder(&docker, &loaded, &args.images, args.no_cache).await?;
@@ -55,7 +56,7 @@ pub async fn run(args: BuildArgs) -> anyhow::Result<i32> {
         seen.insert(tag, status);
     }
     if failed > 0 {
-        return Err(fail(exit::SOME_FAILED, format!("{failed} instance(s) have no image; see the build logs above")));
+        return Err(Error::SomeFailed(format!("{failed} instance(s) have no image; see the build logs above")));
     }
     Ok(exit::OK)
 }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use clap::Args;
 
 use super::common;
+use super::error::Result;
 use super::{exit, DatasetArgs, RunArgs};
 use crate::dataset::Instance;
 use crate::grade::decide;
@@ -25,7 +26,7 @@ pub struct CheckEnvsArgs {
     pub run: RunArgs,
 }
 
-pub async fn run(args: CheckEnvsArgs) -> anyhow::Result<i32> {
+pub async fn run(args: CheckEnvsArgs) -> Result<i32> {
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
     let run_id = common::run_id(args.run.run_id.as_deref(), &loaded);

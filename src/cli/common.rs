@@ -5,9 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context as _;
-
-use super::{exit, DatasetArgs, ImageArgs, RunArgs};
+use super::error::{Error, Result};
+use super::{DatasetArgs, ImageArgs, RunArgs};
 use crate::dataset::repo::RepoStore;
 use crate::dataset::spec::SpecRegistry;
 use crate::dataset::{load_instances, Instance};
@@ -15,18 +14,6 @@ use crate::images::build::Builder;
 use crate::images::{host_certs, Planner};
 use crate::run::backend::{limits, DockerBackend};
 use crate::run::Context;
-
-/// An error with the exit code it should end the process with.
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
-pub struct Failure {
-    pub code: i32,
-    pub message: String,
-}
-
-pub fn fail(code: i32, message: impl Into<String>) -> anyhow::Error {
-    Failure { code, message: message.into() }.into()
-}
 
 /// verdict's own folder (harness/, dockerfiles/): `VERDICT_HOME`, else the source tree it was
 /// built from.
@@ -52,22 +39,19 @@ pub struct Loaded {
 }
 
 /// Loads the dataset (the demo when none is given), filtered by --instance-ids.
-pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> anyhow::Result<Loaded> {
+pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> Result<Loaded> {
     let is_demo = args.dataset.is_none();
     let path = args.dataset.clone().unwrap_or_else(|| demo_dir().join("dataset.jsonl"));
-    let mut instances = load_instances(&path).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
+    let mut instances = load_instances(&path)?;
     if !args.instance_ids.is_empty() {
         let unknown: Vec<&String> =
             args.instance_ids.iter().filter(|id| !instances.iter().any(|i| &&i.instance_id == id)).collect();
         if !unknown.is_empty() {
-            return Err(fail(
-                exit::BAD_INPUT,
-                format!(
-                    "--instance-ids names instances that {} does not have: {}",
-                    path.display(),
-                    unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-                ),
-            ));
+            return Err(Error::bad_input(format!(
+                "--instance-ids names instances that {} does not have: {}",
+                path.display(),
+                unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            )));
         }
         instances.retain(|i| args.instance_ids.contains(&i.instance_id));
     }
@@ -76,7 +60,7 @@ pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> anyhow::Result<Loaded> {
         repo_dirs.push(demo_dir().join("repos"));
     }
     let repos = Arc::new(RepoStore::new(repo_dirs, logs.join(".cache"), !args.no_clone));
-    let specs = SpecRegistry::load(&harness_dir(), &args.specs).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
+    let specs = SpecRegistry::load(&harness_dir(), &args.specs)?;
     Ok(Loaded { path, instances, is_demo, repos, specs })
 }
 
@@ -92,8 +76,8 @@ pub fn run_id(given: Option<&str>, loaded: &Loaded) -> String {
 }
 
 /// Connects to the engine and makes sure the OS image exists.
-pub async fn connect() -> anyhow::Result<bollard::Docker> {
-    crate::engine::connect().await.map_err(|e| fail(exit::ENGINE, e.to_string()))
+pub async fn connect() -> Result<bollard::Docker> {
+    Ok(crate::engine::connect().await?)
 }
 
 /// The image builder for a run.
@@ -102,7 +86,7 @@ pub async fn builder(
     loaded: &Loaded,
     images: &ImageArgs,
     no_cache: bool,
-) -> anyhow::Result<(Arc<Builder>, Planner)> {
+) -> Result<(Arc<Builder>, Planner)> {
     let builder = Arc::new(Builder::new(
         docker.clone(),
         loaded.repos.clone(),
@@ -110,13 +94,13 @@ pub async fn builder(
         no_cache,
         Duration::from_secs(images.build_timeout),
     ));
-    builder.ensure_os_image(&images.os_image, &images.os_pull).await.map_err(|e| fail(exit::ENGINE, e.to_string()))?;
+    builder.ensure_os_image(&images.os_image, &images.os_pull).await?;
     let planner = Planner::new(home().join("dockerfiles"), images.os_image.clone(), host_certs(&images.ca_certs));
     Ok((builder, planner))
 }
 
 /// The shared context of a run.
-pub async fn context(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) -> anyhow::Result<Context> {
+pub async fn context(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) -> Result<Context> {
     let docker = connect().await?;
     let (builder, planner) = builder(&docker, loaded, &run.images, no_cache).await?;
     Ok(Context {
@@ -161,12 +145,13 @@ async fn stop_and_clean<T: 'static>(docker: &bollard::Docker, tasks: &mut tokio:
 }
 
 /// Writes JSON to a file, creating its folder.
-pub fn write_json(path: &Path, value: &impl serde::Serialize) -> anyhow::Result<()> {
+pub fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
     }
-    let text = serde_json::to_string_pretty(value)?;
-    std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::Internal(format!("cannot serialize {}: {e}", path.display())))?;
+    std::fs::write(path, text + "\n").map_err(|e| Error::io("write", path, e))
 }
 
 /// A progress bar on stderr (hidden when stderr is not a terminal).

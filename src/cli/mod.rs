@@ -4,6 +4,7 @@
 mod build;
 mod check_envs;
 mod common;
+pub mod error;
 mod evaluate;
 pub mod exit;
 mod localize;
@@ -153,8 +154,8 @@ pub fn run(cli: Cli) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            e.downcast_ref::<common::Failure>().map_or(exit::INTERNAL, |f| f.code)
+            eprintln!("error: {e}");
+            e.exit_code()
         }
     }
 }

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::common::{self, fail};
+use super::common;
+use super::error::{Error, Result};
 use super::{exit, DatasetArgs, GradeArgs};
 use crate::grade::decide;
 use crate::grade::{Execution, JobFacts, RawOutcome, Rules, RunLimits, ScriptFacts};
@@ -29,12 +30,12 @@ pub struct ReportArgs {
     pub grading: GradeArgs,
 }
 
-pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
+pub fn run(args: ReportArgs) -> Result<i32> {
     let loaded = common::load_dataset(&args.dataset, &args.logs)?;
     let run_id = common::run_id(args.run_id.as_deref(), &loaded);
     let run_dir = args.logs.join(run::safe_component(&run_id));
     let models = std::fs::read_dir(&run_dir)
-        .map_err(|e| fail(exit::BAD_INPUT, format!("no run {run_id} in {}: {e}", args.logs.display())))?;
+        .map_err(|e| Error::bad_input(format!("no run {run_id} in {}: {e}", args.logs.display())))?;
     let by_id: BTreeMap<&str, &crate::dataset::Instance> =
         loaded.instances.iter().map(|i| (i.instance_id.as_str(), i)).collect();
     let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
@@ -42,7 +43,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
     let mut any = false;
     for model_dir in models.flatten().map(|e| e.path()).filter(|p| p.is_dir()) {
         let mut reports = Vec::new();
-        for entry in std::fs::read_dir(&model_dir)?.flatten() {
+        for entry in std::fs::read_dir(&model_dir).map_err(|e| Error::io("read", &model_dir, e))?.flatten() {
             let path = entry.path().join("report.json");
             let Ok(mut report) = InstanceReport::read(&path) else { continue };
             let Some(instance) = by_id.get(report.instance_id.as_str()) else {
@@ -51,7 +52,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
             };
             if regradable(&report) {
                 regrade(&mut report, instance, &loaded.specs, &entry.path(), &args.grading.rules());
-                report.write(&path).map_err(|e| fail(exit::INTERNAL, e.to_string()))?;
+                report.write(&path)?;
             }
             reports.push(report);
         }
@@ -68,7 +69,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
         println!("summary: {}", model_dir.join("summary.json").display());
     }
     if !any {
-        return Err(fail(exit::BAD_INPUT, format!("{} holds no instance reports to regrade", run_dir.display())));
+        return Err(Error::bad_input(format!("{} holds no instance reports to regrade", run_dir.display())));
     }
     Ok(exit::OK)
 }

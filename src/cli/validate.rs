@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::common::{self, fail};
+use super::common;
+use super::error::{Error, Result};
 use super::{exit, DatasetArgs, RunArgs};
 use crate::dataset::{write_instances_jsonl, Instance};
 use crate::grade::decide::{self, Phase, PhaseRun};
@@ -29,9 +30,9 @@ pub struct ValidateArgs {
     pub run: RunArgs,
 }
 
-pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
+pub async fn run(args: ValidateArgs) -> Result<i32> {
     if args.repeat == 0 {
-        return Err(fail(exit::BAD_INPUT, "--repeat must be at least 1"));
+        return Err(Error::bad_input("--repeat must be at least 1"));
     }
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
@@ -80,7 +81,7 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
         })
         .collect();
     let output = args.output.clone().unwrap_or_else(|| logs.join(run::safe_component(&run_id)).join("validated.jsonl"));
-    write_instances_jsonl(&output, &completed).map_err(|e| fail(exit::INTERNAL, e.to_string()))?;
+    write_instances_jsonl(&output, &completed)?;
     common::write_json(&root.join("summary.json"), &reports)?;
 
     println!("{:<40} {:<28} reason", "instance", "status");
