@@ -172,7 +172,7 @@ pub fn facts(loaded: &Loaded) -> std::collections::BTreeMap<String, crate::repor
         .instances
         .iter()
         .map(|i| {
-            let language = crate::run::resolve_spec(&loaded.specs, i).ok().map(|(entry, _)| entry.language);
+            let language = loaded.specs.resolve(i).ok().map(|(entry, _)| entry.language);
             (i.instance_id.clone(), crate::report::InstanceFacts::from_instance(i, language.as_deref()))
         })
         .collect()

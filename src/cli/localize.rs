@@ -89,7 +89,7 @@ pub fn run(args: LocalizeArgs) -> Result<i32> {
             .position(|(id, _)| id == &instance.instance_id)
             .map(|at| candidates.swap_remove(at).1)
             .unwrap_or(Candidate::Missing);
-        let language = crate::run::resolve_spec(&loaded.specs, instance).ok().map(|(entry, _)| entry.language);
+        let language = loaded.specs.resolve(instance).ok().map(|(entry, _)| entry.language);
         LocalizeItem {
             instance_id: instance.instance_id.clone(),
             language,

@@ -13,8 +13,8 @@ use crate::grade::decide;
 use crate::grade::{Execution, JobFacts, RawOutcome, Rules, RunLimits, ScriptFacts};
 use crate::parse::{self, StructuredReport};
 use crate::report::{self, InstanceReport, Outcome};
+use crate::run;
 use crate::run::evaluation::expected;
-use crate::run::{self, resolve_spec};
 
 #[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
@@ -90,11 +90,11 @@ fn regrade(
     dir: &std::path::Path,
     rules: &Rules,
 ) {
-    let (entry, _) = match resolve_spec(specs, instance) {
+    let (entry, _) = match specs.resolve(instance) {
         Ok(found) => found,
         Err(reason) => {
             report.outcome = Outcome::InfraError;
-            report.reason = Some(reason);
+            report.reason = Some(reason.to_string());
             return;
         }
     };

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::Instance;
 use crate::parse::ParserKind;
 
 /// One spec file: a repository and its per-version entries.
@@ -154,9 +155,36 @@ impl SpecRegistry {
         self.languages.get(name)
     }
 
-    pub fn languages(&self) -> impl Iterator<Item = (&String, &LanguageSpec)> {
-        self.languages.iter()
+    /// The spec entry of an instance (its inline `harness`, else by repository and version) and
+    /// its language's defaults. The error says what to add.
+    pub fn resolve(&self, instance: &Instance) -> Result<(SpecEntry, LanguageSpec), ResolveError> {
+        let entry = match &instance.harness {
+            Some(inline) => inline.clone(),
+            None => self.entry(&instance.repo, instance.version.as_deref()).cloned().ok_or_else(|| {
+                ResolveError::NoSpec {
+                    repo: instance.repo.clone(),
+                    version: instance.version.clone().unwrap_or_else(|| "unset".into()),
+                }
+            })?,
+        };
+        let language = self.language(&entry.language).cloned().ok_or_else(|| ResolveError::UnknownLanguage {
+            instance: instance.instance_id.clone(),
+            language: entry.language.clone(),
+        })?;
+        Ok((entry, language))
     }
+}
+
+/// An instance no spec describes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    #[error(
+        "no harness spec for repository {repo} (version {version}): add harness/specs/{}.toml, pass --specs DIR, or give the instance a `harness` field",
+        repo.replace('/', "__")
+    )]
+    NoSpec { repo: String, version: String },
+    #[error("instance {instance}: unknown language {language:?}; add harness/languages/{language}.toml")]
+    UnknownLanguage { instance: String, language: String },
 }
 
 fn toml_files(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
@@ -180,4 +208,56 @@ fn toml_files(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
 fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, SpecError> {
     let text = std::fs::read_to_string(path).map_err(|source| SpecError::Read { path: path.to_path_buf(), source })?;
     toml::from_str(&text).map_err(|e| SpecError::Invalid { path: path.to_path_buf(), message: e.to_string() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn instance(json: serde_json::Value) -> Instance {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.jsonl");
+        std::fs::write(&path, format!("{json}\n")).unwrap();
+        crate::dataset::load_instances(&path).unwrap().remove(0)
+    }
+
+    #[test]
+    fn resolve_finds_the_entry_by_version_or_inline_and_says_what_is_missing() {
+        let harness = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(harness.path().join("specs")).unwrap();
+        std::fs::create_dir_all(harness.path().join("languages")).unwrap();
+        std::fs::write(harness.path().join("languages/python.toml"), "base_dockerfile = \"python.Dockerfile\"\n")
+            .unwrap();
+        std::fs::write(
+            harness.path().join("specs/o__r.toml"),
+            "repo = \"o/r\"\n[versions.\"1.0\"]\nlanguage = \"python\"\ntest_cmd = \"pytest\"\nlog_parser = \"pytest\"\n\
+             [versions.\"*\"]\nlanguage = \"python\"\ntest_cmd = \"pytest -x\"\nlog_parser = \"pytest\"\n",
+        )
+        .unwrap();
+        let specs = SpecRegistry::load(harness.path(), &[]).unwrap();
+        let base = serde_json::json!({"instance_id": "o__r-1", "repo": "o/r", "base_commit": "abc", "patch": "", "test_patch": ""});
+        let mut v1 = base.clone();
+        v1["version"] = "1.0".into();
+        assert_eq!(specs.resolve(&instance(v1)).unwrap().0.test_cmd, "pytest");
+        assert_eq!(
+            specs.resolve(&instance(base.clone())).unwrap().0.test_cmd,
+            "pytest -x",
+            "`*` for any other version"
+        );
+        let mut inline = base.clone();
+        inline["harness"] = serde_json::json!({"language": "python", "test_cmd": "pytest -q", "log_parser": "pytest"});
+        assert_eq!(specs.resolve(&instance(inline)).unwrap().0.test_cmd, "pytest -q");
+        let mut other = base.clone();
+        other["repo"] = "x/y".into();
+        let err = specs.resolve(&instance(other)).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "no harness spec for repository x/y (version unset): add harness/specs/x__y.toml, pass --specs DIR, or give \
+             the instance a `harness` field"
+        );
+        let mut go = base;
+        go["harness"] = serde_json::json!({"language": "go", "test_cmd": "go test", "log_parser": "pytest"});
+        let err = specs.resolve(&instance(go)).unwrap_err().to_string();
+        assert_eq!(err, "instance o__r-1: unknown language \"go\"; add harness/languages/go.toml");
+    }
 }

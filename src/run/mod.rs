@@ -59,32 +59,9 @@ pub fn prepare(ctx: &Context, instance: &Instance) -> Result<Prepared, String> {
 
 /// [`prepare`] without a run: what `verdict build` needs.
 pub fn plan(specs: &SpecRegistry, planner: &Planner, instance: &Instance) -> Result<Prepared, String> {
-    let (entry, language) = resolve_spec(specs, instance)?;
+    let (entry, language) = specs.resolve(instance).map_err(|e| e.to_string())?;
     let images = planner.plan(instance, &entry, &language).map_err(|e| e.to_string())?;
     Ok(Prepared { entry, language, images })
-}
-
-/// The spec entry of an instance (its inline `harness`, else by repository and version) and
-/// its language's defaults.
-pub fn resolve_spec(specs: &SpecRegistry, instance: &Instance) -> Result<(SpecEntry, LanguageSpec), String> {
-    let entry = match &instance.harness {
-        Some(inline) => inline.clone(),
-        None => specs.entry(&instance.repo, instance.version.as_deref()).cloned().ok_or_else(|| {
-            format!(
-                "no harness spec for repository {} (version {}): add harness/specs/{}.toml, pass --specs DIR, or give the instance a `harness` field",
-                instance.repo,
-                instance.version.as_deref().unwrap_or("unset"),
-                instance.repo.replace('/', "__")
-            )
-        })?,
-    };
-    let language = specs.language(&entry.language).cloned().ok_or_else(|| {
-        format!(
-            "instance {}: unknown language {:?}; add harness/languages/{}.toml",
-            instance.instance_id, entry.language, entry.language
-        )
-    })?;
-    Ok((entry, language))
 }
 
 /// Runs the tests of `instance` with `candidate` applied (or with the test patch alone when
