@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 
 pub use localization::render_localization;
 pub use summary::{summarize, Breakdown, CostSummary, InstanceFacts, OwnCost, Rate, Summary};
-pub use table::{render_comparison, render_table};
+pub use table::render_table;
 pub use validation::{drift_from_grade, validation_status, CheckEnvReport, Drift, ValidationReport, ValidationStatus};
 
 pub use crate::grade::Outcome;
