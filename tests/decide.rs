@@ -70,7 +70,7 @@ fn a_candidate_that_ends_the_tests_at_import_is_unresolved() {
     let again = verdict(&args);
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
     assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), stamp);
-    crate::demo::assert_no_containers_left();
+    assert_no_containers_left(&logs, &["x"]);
 }
 
 #[test]
@@ -114,5 +114,5 @@ fn a_validation_that_collects_no_test_is_no_tests_ran() {
         "{reason}"
     );
     assert!(reason.contains("tests/test_median.py"), "the reason names the test arguments: {reason}");
-    crate::demo::assert_no_containers_left();
+    assert_no_containers_left(&logs, &["d"]);
 }

@@ -7,4 +7,6 @@ mod bad_input;
 mod decide;
 mod demo;
 mod docker_input;
+mod engines;
+mod faults;
 mod validate;

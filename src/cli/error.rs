@@ -6,9 +6,10 @@ use std::path::Path;
 
 use crate::dataset::spec::SpecError;
 use crate::dataset::LoadError;
-use crate::engine::EngineError;
+use crate::engine::ConnectError;
 use crate::images::build::OsImageError;
 use crate::report::ReportError;
+use crate::run::session::SessionError;
 
 use super::exit;
 
@@ -26,10 +27,13 @@ pub enum Error {
     BadInput(String),
     /// The Docker engine cannot be reached (exit 3).
     #[error(transparent)]
-    Engine(#[from] EngineError),
+    Engine(Box<ConnectError>),
+    /// The engine went away during the run, or could not be asked what the run left (exit 3).
+    #[error("{0}")]
+    EngineLost(String),
     /// No base OS image can be had (exit 3).
     #[error(transparent)]
-    OsImage(#[from] OsImageError),
+    OsImage(Box<OsImageError>),
     /// The command finished, but some instances did not get what was asked of them (exit 4).
     #[error("{0}")]
     SomeFailed(String),
@@ -50,7 +54,7 @@ impl Error {
         match self {
             Error::Load(e) if matches!(**e, LoadError::Write { .. }) => exit::INTERNAL,
             Error::Load(_) | Error::Spec(_) | Error::BadInput(_) => exit::BAD_INPUT,
-            Error::Engine(_) | Error::OsImage(_) => exit::ENGINE,
+            Error::Engine(_) | Error::EngineLost(_) | Error::OsImage(_) => exit::ENGINE,
             Error::SomeFailed(_) => exit::SOME_FAILED,
             Error::Report(_) | Error::Io { .. } | Error::Internal(_) => exit::INTERNAL,
         }
@@ -66,10 +70,34 @@ impl Error {
     }
 }
 
+impl From<SessionError> for Error {
+    /// A run that cannot be opened: the engine did not answer the sweep (exit 3), or the logs
+    /// folder cannot be written or is locked by another process (exit 2).
+    fn from(e: SessionError) -> Self {
+        if e.is_engine() {
+            Error::EngineLost(e.to_string())
+        } else {
+            Error::BadInput(e.to_string())
+        }
+    }
+}
+
+// Boxed: these carry files, places, messages or an engine error, and are rare.
 impl From<LoadError> for Error {
     fn from(e: LoadError) -> Self {
-        // Boxed: a load error carries its file, place and message, and is rare.
         Error::Load(Box::new(e))
+    }
+}
+
+impl From<ConnectError> for Error {
+    fn from(e: ConnectError) -> Self {
+        Error::Engine(Box::new(e))
+    }
+}
+
+impl From<OsImageError> for Error {
+    fn from(e: OsImageError) -> Self {
+        Error::OsImage(Box::new(e))
     }
 }
 
@@ -87,7 +115,7 @@ mod tests {
         assert_eq!((load.exit_code(), load.to_string().starts_with("cannot read d.jsonl")), (exit::BAD_INPUT, true));
         let write = Error::from(LoadError::Write { path, source: std::io::ErrorKind::PermissionDenied.into() });
         assert_eq!(write.exit_code(), exit::INTERNAL);
-        let engine = Error::from(EngineError::Unreachable { host: "unix:///x".into(), reason: "gone".into() });
+        let engine = Error::from(ConnectError { host: "unix:///x".into(), reason: "gone".into(), source: None });
         assert_eq!(engine.exit_code(), exit::ENGINE);
         assert!(engine.to_string().contains("dockerfiles/engine.sh"), "{engine}");
         assert_eq!(Error::bad_input("--repeat must be at least 1").to_string(), "--repeat must be at least 1");
