@@ -23,6 +23,9 @@ impl SecondEngine {
         if unsafe { libc::geteuid() } != 0 {
             return Some("a second dockerd needs root".into());
         }
+        if !on_path("unshare") || !on_path("ip") {
+            return Some("no unshare (util-linux) or ip (iproute2) on PATH".into());
+        }
         (!on_path("dockerd")).then(|| "no dockerd on PATH".into())
     }
 
@@ -45,7 +48,13 @@ impl SecondEngine {
     fn launch(&mut self) {
         let dir = &self.dir;
         let log = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("dockerd.log")).unwrap();
-        let child = Command::new("dockerd")
+        // Its own network namespace too: a dockerd started with `--bridge=none` deletes the host's
+        // `docker0` bridge (the shared engine's), which breaks every build on the shared engine.
+        // `unshare` execs dockerd in place, so the child is dockerd itself.
+        // In the new namespace only loopback exists, and it starts down: bring it up (the swarm
+        // and the test's registry listen there), then become dockerd.
+        let child = Command::new("unshare")
+            .args(["--net", "--", "sh", "-c", "ip link set lo up && exec dockerd \"$@\"", "sh"])
             .arg(format!("--host={}", self.host()))
             .arg(format!("--data-root={}", dir.join("data").display()))
             .arg(format!("--exec-root={}", dir.join("exec").display()))
@@ -62,6 +71,11 @@ impl SecondEngine {
             assert!(started.elapsed() < Duration::from_secs(60), "the second engine did not start: {}", self.log());
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+
+    /// The process id of this engine's dockerd (the holder of its network namespace).
+    pub fn pid(&self) -> u32 {
+        self.dockerd.as_ref().expect("the engine runs").id()
     }
 
     pub fn answers(&self) -> bool {
@@ -190,9 +204,13 @@ pub struct Registry {
 }
 
 impl Registry {
-    pub fn start(dir: &Path) -> Registry {
+    /// Starts a registry in `engine`'s network namespace, on its loopback (where the engine
+    /// pushes without `--insecure-registry`).
+    pub fn start_in(engine: &SecondEngine) -> Registry {
+        let dir = engine.dir.join("registry");
+        let netns = format!("--net=/proc/{}/ns/net", engine.pid());
         let addr = format!("127.0.0.1:{}", free_port());
-        std::fs::create_dir_all(dir).unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
         let config = dir.join("config.yml");
         std::fs::write(
             &config,
@@ -203,19 +221,23 @@ impl Registry {
         )
         .unwrap();
         let log = std::fs::File::create(dir.join("registry.log")).unwrap();
-        let child = Command::new("docker-registry")
+        let child = Command::new("nsenter")
+            .arg(&netns)
+            .arg("docker-registry")
             .arg("serve")
             .arg(&config)
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
             .expect("docker-registry starts (bash dockerfiles/engine.sh installs it)");
+        let (host, port) = addr.split_once(':').unwrap();
+        let probe = format!("exec 3<>/dev/tcp/{host}/{port}");
         let started = Instant::now();
-        while std::net::TcpStream::connect(&addr).is_err() {
+        while !Command::new("nsenter").arg(&netns).args(["bash", "-c", &probe]).status().is_ok_and(|s| s.success()) {
             assert!(started.elapsed() < Duration::from_secs(30), "the registry did not start");
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(Duration::from_millis(200));
         }
-        Registry { addr, dir: dir.to_path_buf(), child }
+        Registry { addr, dir, child }
     }
 }
 

@@ -4,6 +4,7 @@
 mod util;
 
 mod bad_input;
+mod decide;
 mod demo;
 mod docker_input;
 mod engines;

@@ -5,6 +5,7 @@ mod build;
 mod check_envs;
 mod clean;
 mod common;
+pub mod error;
 mod evaluate;
 pub mod exit;
 mod localize;
@@ -112,6 +113,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub swarm_reserve: bool,
     #[command(flatten)]
+    pub grading: GradeArgs,
+    #[command(flatten)]
     pub images: ImageArgs,
 }
 
@@ -120,6 +123,22 @@ pub struct RunArgs {
 pub enum BackendKind {
     Docker,
     Swarm,
+}
+
+/// How runs are graded.
+#[derive(Debug, Clone, Args)]
+pub struct GradeArgs {
+    /// How an XPASS (a test marked as expected to fail that passed) grades: `not-regression`
+    /// counts it as a pass of a PASS_TO_PASS test (never of a FAIL_TO_PASS one); `fail` never
+    /// counts it as a pass.
+    #[arg(long, default_value = "not-regression", value_name = "RULE")]
+    pub xpass: crate::grade::XpassRule,
+}
+
+impl GradeArgs {
+    pub fn rules(&self) -> crate::grade::Rules {
+        crate::grade::Rules { xpass: self.xpass }
+    }
 }
 
 /// How images are built.
@@ -182,8 +201,8 @@ pub fn run(cli: Cli) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            e.downcast_ref::<common::Failure>().map_or(exit::INTERNAL, |f| f.code)
+            eprintln!("error: {e}");
+            e.exit_code()
         }
     }
 }

@@ -65,6 +65,7 @@ async fn bench() {
         timeout_override: None,
         max_output: 32 << 20,
         run_id: "bench".into(),
+        rules: Default::default(),
     };
     let local_scope = RunScope::new(&work.path().join("local"), "local").expect("scope");
     let swarm_scope = RunScope::new(&work.path().join("swarm"), "swarm").expect("scope");

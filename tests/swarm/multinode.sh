@@ -34,6 +34,7 @@ teardown() {
     ip netns pids "vdn$$-$i" 2>/dev/null | xargs -r kill -9
     ip netns del "vdn$$-$i" 2>/dev/null
   done
+  iptables -D FORWARD -i "$bridge" -o "$bridge" -j ACCEPT 2>/dev/null
   ip link del "$bridge" 2>/dev/null
   rm -rf "$work"
 }
@@ -46,6 +47,9 @@ say "network: bridge $bridge ($net.1) and three namespaces"
 ip link add "$bridge" type bridge
 ip addr add "$net.1/24" dev "$bridge"
 ip link set "$bridge" up
+# The host's engine sets the FORWARD policy to DROP, and bridged traffic passes through it when
+# br_netfilter is loaded: let the nodes talk to each other over this bridge (removed at the end).
+iptables -I FORWARD -i "$bridge" -o "$bridge" -j ACCEPT
 for i in 1 2 3; do
   ns=vdn$$-$i
   ip netns add "$ns"
@@ -75,17 +79,19 @@ node_host() { echo "unix://$work/n$1/docker.sock"; }
 start_node() {
   local i=$1
   mkdir -p "$work/n$i"
-  ip netns exec "vdn$$-$i" dockerd --host "$(node_host "$i")" --data-root "$work/n$i/data" \
+  # nsenter, not `ip netns exec`: the latter remounts /sys, hiding the cgroup mounts dockerd needs.
+  nsenter --net="/run/netns/vdn$$-$i" dockerd --host "$(node_host "$i")" --data-root "$work/n$i/data" \
     --exec-root "$work/n$i/exec" --pidfile "$work/n$i/docker.pid" --bridge none --iptables=false \
     --ip6tables=false --ip-masq=false --insecure-registry "$net.1:$port" \
     --cgroup-parent "verdict-multinode-n$i" >"$work/n$i/dockerd.log" 2>&1 &
   pids+=($!)
   echo $! >"$work/n$i/pid"
-  for _ in $(seq 1 60); do
+  for _ in $(seq 1 120); do
     DOCKER_HOST=$(node_host "$i") docker info >/dev/null 2>&1 && return 0
     sleep 1
   done
-  say "node $i did not start; see $work/n$i/dockerd.log"
+  say "node $i did not start:"
+  tail -5 "$work/n$i/dockerd.log" >&2
   exit 1
 }
 for i in 1 2 3; do start_node "$i"; done
