@@ -7,6 +7,7 @@
 #
 #   sudo bash tests/swarm/multinode.sh          # the fault run: kill one worker's engine mid-run
 #   sudo bash tests/swarm/multinode.sh bench    # wall time of the same slice on 1 and on 3 nodes
+#   sudo bash tests/swarm/multinode.sh overhead # cargo bench --bench swarm on node 1 alone
 #
 # The fault run evaluates the demo's Python instances with --backend swarm, SIGKILLs the engine
 # of a worker while it runs jobs, and checks that every instance still gets its true outcome
@@ -80,7 +81,9 @@ start_node() {
   local i=$1
   mkdir -p "$work/n$i"
   # nsenter, not `ip netns exec`: the latter remounts /sys, hiding the cgroup mounts dockerd needs.
-  nsenter --net="/run/netns/vdn$$-$i" dockerd --host "$(node_host "$i")" --data-root "$work/n$i/data" \
+  # A UTS namespace of its own too, so each node has its own host name (reports name the node).
+  nsenter --net="/run/netns/vdn$$-$i" unshare --uts -- sh -c 'hostname "$0" && exec dockerd "$@"' "node$i" \
+    --host "$(node_host "$i")" --data-root "$work/n$i/data" \
     --exec-root "$work/n$i/exec" --pidfile "$work/n$i/docker.pid" --bridge none --iptables=false \
     --ip6tables=false --ip-masq=false --insecure-registry "$net.1:$port" \
     --cgroup-parent "verdict-multinode-n$i" >"$work/n$i/dockerd.log" 2>&1 &
@@ -130,6 +133,18 @@ for report in sorted(root.glob("*/report.json")):
 sys.exit(1 if bad else 0)
 EOF
 }
+
+drain() { # node numbers: leave only the others to the scheduler
+  for i in "$@"; do
+    DOCKER_HOST=$(node_host 1) docker node update --availability drain "$(DOCKER_HOST=$(node_host "$i") docker info -f '{{.Swarm.NodeID}}')" >/dev/null
+  done
+}
+
+if [ "$mode" = overhead ]; then
+  drain 2 3
+  DOCKER_HOST=$(node_host 1) VERDICT_REGISTRY="$net.1:$port" cargo bench --bench swarm
+  exit 0
+fi
 
 if [ "$mode" = bench ]; then
   run warm -j 3 >/dev/null 2>&1 || true # pushes the images and warms every node's cache
