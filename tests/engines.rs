@@ -233,7 +233,11 @@ impl Registry {
         let (host, port) = addr.split_once(':').unwrap();
         let probe = format!("exec 3<>/dev/tcp/{host}/{port}");
         let started = Instant::now();
-        while !Command::new("nsenter").arg(&netns).args(["bash", "-c", &probe]).status().is_ok_and(|s| s.success()) {
+        let listening = || {
+            let probe = Command::new("nsenter").arg(&netns).args(["bash", "-c", &probe]).stderr(Stdio::null()).status();
+            probe.is_ok_and(|s| s.success())
+        };
+        while !listening() {
             assert!(started.elapsed() < Duration::from_secs(30), "the registry did not start");
             std::thread::sleep(Duration::from_millis(200));
         }
