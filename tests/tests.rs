@@ -9,4 +9,5 @@ mod demo;
 mod docker_input;
 mod engines;
 mod faults;
+mod swarm;
 mod validate;

@@ -44,7 +44,9 @@ pub async fn run(args: EvaluateArgs) -> Result<i32> {
         let (ctx, repos) = (ctx.clone(), repos.clone());
         async move {
             let report = run::evaluation::evaluate_one(&ctx, &repos, &instance, &prediction, &dir).await;
-            (format!("{:<40} {}", instance.instance_id, report.outcome), report)
+            let node = report.run.as_ref().and_then(|run| run.node.as_deref());
+            let on = node.map(|n| format!(" (on {n})")).unwrap_or_default();
+            (format!("{:<40} {}{on}", instance.instance_id, report.outcome), report)
         }
     };
     let lost = |(instance, prediction, dir): &(Instance, Prediction, PathBuf), reason: String| {

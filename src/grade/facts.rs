@@ -138,6 +138,12 @@ pub struct RawOutcome {
     /// The test output parsed, when the tests started: `Err` says why nothing could be read.
     #[serde(skip)]
     pub parsed: Option<Result<ParsedTests, String>>,
+    /// The cluster node the job ran on (Swarm backend).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// What the execution backend noticed (output left out past `--max-output`, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl RawOutcome {
@@ -151,6 +157,8 @@ impl RawOutcome {
             cpu_secs: None,
             image_bytes: None,
             files: Vec::new(),
+            node: None,
+            notes: Vec::new(),
             parsed: None,
         }
     }

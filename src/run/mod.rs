@@ -20,6 +20,7 @@ pub mod scheduler;
 pub mod script;
 pub mod session;
 pub mod signals;
+pub mod swarm;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -165,6 +166,8 @@ pub async fn execute(
     files.push("output.txt".to_string());
 
     raw.cpu_secs = seen.cpu_secs;
+    raw.node = output.node.clone();
+    raw.notes = output.notes.clone();
     raw.execution = Execution::Ran {
         script: seen.facts(),
         job: JobFacts {
