@@ -7,11 +7,12 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 
-use super::{exit, DatasetArgs, ImageArgs, RunArgs};
+use super::{exit, DatasetArgs, ImageArgs, RegistryUse, RunArgs};
 use crate::dataset::repo::RepoStore;
 use crate::dataset::spec::SpecRegistry;
 use crate::dataset::{load_instances, Instance};
 use crate::images::build::Builder;
+use crate::images::toolchain::Availability;
 use crate::images::{host_certs, Planner};
 use crate::run::backend::{limits, DockerBackend};
 use crate::run::Context;
@@ -111,7 +112,19 @@ pub async fn builder(
         Duration::from_secs(images.build_timeout),
     ));
     builder.ensure_os_image(&images.os_image, &images.os_pull).await.map_err(|e| fail(exit::ENGINE, e.to_string()))?;
-    let planner = Planner::new(home().join("dockerfiles"), images.os_image.clone(), host_certs(&images.ca_certs));
+    // Official toolchain images are an option only when a registry answers; asked once, and
+    // only when some instance names a toolchain version.
+    let names_a_toolchain = loaded
+        .instances
+        .iter()
+        .any(|i| crate::run::resolve_spec(&loaded.specs, i).is_ok_and(|(entry, _)| !entry.toolchains().is_empty()));
+    let registry = match images.registry {
+        RegistryUse::Yes => true,
+        RegistryUse::No => false,
+        RegistryUse::Auto => names_a_toolchain && builder.registry_answers(&images.os_pull).await,
+    };
+    let planner = Planner::new(home().join("dockerfiles"), images.os_image.clone(), host_certs(&images.ca_certs))
+        .with_toolchains(&loaded.specs, Availability { registry });
     Ok((builder, planner))
 }
 

@@ -59,6 +59,8 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
         derived: None,
         logs: Vec::new(),
         timing: Timing::default(),
+        warnings: Vec::new(),
+        toolchains: Vec::new(),
     };
     let workers = common::workers(&args.run);
     let Some(mut reports) =
@@ -102,6 +104,8 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
         derived: None,
         logs: Vec::new(),
         timing: Timing::default(),
+        warnings: Vec::new(),
+        toolchains: Vec::new(),
     };
     let prepared = match prepare(ctx, instance) {
         Ok(p) => p,
@@ -110,6 +114,11 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
             return report;
         }
     };
+    report.warnings.extend(run::script::no_test_argument_warning(
+        &prepared.entry,
+        &prepared.language,
+        &instance.test_patch,
+    ));
     let mut before = Vec::new();
     let mut after = Vec::new();
     for (phase, candidate, runs) in [("before", None, &mut before), ("gold", Some(instance.patch.as_str()), &mut after)]
@@ -118,6 +127,7 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
             let run_dir = dir.join(format!("{phase}-{k}"));
             report.logs.push(run_dir.display().to_string());
             let record = execute(ctx, &prepared, instance, candidate, &run_dir).await;
+            report.toolchains = record.toolchains.clone();
             let failed = |status: ValidationStatus, reason: String| (status, reason);
             let stop = match &record.status {
                 RunStatus::BuildFailed { failure } => Some(failed(ValidationStatus::BuildFailed, failure.to_string())),

@@ -21,6 +21,7 @@ pub use validation::{drift_from_grade, validation_status, CheckEnvReport, Drift,
 
 use crate::dataset::Cost;
 use crate::grade::{Grade, Resolution};
+use crate::images::toolchain::ToolchainRecord;
 use crate::parse::{Disagreement, ParsedTests, ResultSource, TestStatus};
 
 /// How one instance's evaluation ended. Exactly one per instance.
@@ -167,6 +168,9 @@ pub struct InstanceReport {
     pub cost: Option<Cost>,
     pub timing: Timing,
     pub image_bytes: Option<u64>,
+    /// The base image's toolchain: each tool's provider, requested and installed version.
+    #[serde(default)]
+    pub toolchains: Vec<ToolchainRecord>,
     pub localization: Option<serde_json::Value>,
     pub logs: LogFiles,
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Outcome, Timing};
 use crate::grade::{Derived, Grade, ListName};
+use crate::images::toolchain::ToolchainRecord;
 use crate::parse::ParsedTests;
 
 /// The verdict on one new task instance.
@@ -34,6 +35,12 @@ pub struct ValidationReport {
     #[serde(default)]
     pub logs: Vec<String>,
     pub timing: Timing,
+    /// Things a reader must know (a test patch that yields no test argument, say).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// The base image's toolchain: each tool's provider, requested and installed version.
+    #[serde(default)]
+    pub toolchains: Vec<ToolchainRecord>,
 }
 
 /// The status that the derived lists alone decide (the pipeline decides the apply and build

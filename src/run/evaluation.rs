@@ -66,6 +66,11 @@ pub async fn evaluate_one(
         ));
     }
 
+    if let Some(warning) =
+        super::script::no_test_argument_warning(&prepared.entry, &prepared.language, &instance.test_patch)
+    {
+        report.flags.push(warning);
+    }
     let record = execute(ctx, &prepared, instance, Some(&patch), dir).await;
     decide(&mut report, instance, record);
     finish(report, &report_path)
@@ -124,6 +129,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         cost: prediction.cost.clone(),
         timing: Timing::default(),
         image_bytes: None,
+        toolchains: Vec::new(),
         localization: None,
         logs: LogFiles { patch: Some("patch.diff".into()), ..Default::default() },
     }
@@ -142,6 +148,7 @@ pub fn decide(report: &mut InstanceReport, instance: &Instance, record: RunRecor
     report.exit_code = record.exit_code;
     report.timing = Timing { wall_secs: record.wall_secs, cpu_secs: record.cpu_secs };
     report.image_bytes = record.image_bytes;
+    report.toolchains = record.toolchains.clone();
     let step = record.apply_step.clone();
     report.apply = ApplyInfo { strict: step.as_deref() == Some("git_apply"), lenient: step.is_some(), step };
     for file in &record.files {

@@ -17,6 +17,7 @@ use serde::Serialize;
 use crate::dataset::spec::{LanguageSpec, SpecEntry, SpecRegistry};
 use crate::dataset::Instance;
 use crate::images::build::{BuildFailure, Builder};
+use crate::images::toolchain::{self, ToolchainRecord};
 use crate::images::{merged_env, InstanceImages, Planner};
 use crate::parse::{self, ParsedTests};
 use backend::{DockerBackend, Job, Limits};
@@ -121,6 +122,8 @@ pub struct RunRecord {
     pub image_bytes: Option<u64>,
     /// Files written to the output folder, relative to it.
     pub files: Vec<String>,
+    /// The base image's toolchain: provider, requested and installed version of each tool.
+    pub toolchains: Vec<ToolchainRecord>,
 }
 
 impl RunRecord {
@@ -135,6 +138,7 @@ impl RunRecord {
             cpu_secs: None,
             image_bytes: None,
             files: Vec::new(),
+            toolchains: Vec::new(),
         }
     }
 }
@@ -151,8 +155,14 @@ pub async fn execute(
 ) -> RunRecord {
     let built = match ctx.builder.ensure(&prepared.images).await {
         Ok(built) => built,
-        Err(failure) => return RunRecord::failed(RunStatus::BuildFailed { failure }),
+        Err(failure) => {
+            let mut record = RunRecord::failed(RunStatus::BuildFailed { failure });
+            record.toolchains = toolchain::records(&prepared.images.toolchains, &[]);
+            return record;
+        }
     };
+    let installed = ctx.builder.installed_toolchains(&prepared.images.base).await;
+    let toolchains = toolchain::records(&prepared.images.toolchains, &installed);
     let timeout_secs = ctx.timeout_override.or(prepared.entry.timeout).unwrap_or(DEFAULT_TIMEOUT_SECS);
     let nonce = format!("{:016x}{:016x}", rand::random::<u64>(), rand::random::<u64>());
     let env = merged_env(&prepared.language, &prepared.entry);
@@ -192,6 +202,7 @@ pub async fn execute(
         Err(e) => {
             let mut record = RunRecord::failed(RunStatus::Crashed { reason: e.to_string() });
             record.files = files;
+            record.toolchains = toolchains;
             return record;
         }
     };
@@ -213,6 +224,7 @@ pub async fn execute(
         cpu_secs: seen.cpu_secs,
         image_bytes: Some(built.size_bytes),
         files: Vec::new(),
+        toolchains,
     };
     // `timeout` exits 124 (137 after its kill); a test command killed for another reason (the
     // OOM killer also gives 137) before the timeout is not a timeout.
