@@ -3,6 +3,7 @@
 //! report types ([`validation`]). Plain data the pipeline fills, plus pure functions over it.
 
 pub mod localization;
+pub mod stability;
 pub mod summary;
 pub mod table;
 pub mod validation;

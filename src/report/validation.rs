@@ -41,6 +41,13 @@ pub struct ValidationReport {
     /// The base image's toolchain: each tool's provider, requested and installed version.
     #[serde(default)]
     pub toolchains: Vec<ToolchainRecord>,
+    /// Tests that passed before and after but match the spec's `pass_to_pass_exclude`, so are
+    /// not in PASS_TO_PASS.
+    #[serde(default)]
+    pub excluded_from_pass_to_pass: Vec<String>,
+    /// What the repeats say about the tests' stability, and how many would be needed.
+    #[serde(default)]
+    pub stability: Option<super::stability::Stability>,
 }
 
 /// The status that the derived lists alone decide (the pipeline decides the apply and build
