@@ -1,7 +1,8 @@
 //! A non-default toolchain built offline: a demo instance whose inline `harness` names Node.js
 //! 16 (merged over the jestcalc spec, one field) runs on the official Node 16 binary from the npm
 //! registry, and the report says which provider and version. A Java version no provider has
-//! here is `build_failed` with the version and the ways tried, without building anything.
+//! here is `build_failed` with the version and the ways tried, without building anything; and a
+//! spec naming a version no provider knows is bad input, naming the file, the entry and the version.
 
 use crate::util::*;
 
@@ -65,4 +66,19 @@ fn node_16_from_the_npm_registry_runs_a_demo_instance() {
     assert!(reason.contains("java 8") && reason.contains("no container registry answered"), "{reason}");
     assert!(reason.contains("eclipse-temurin"), "the registry's way is named too: {reason}");
     crate::demo::assert_no_containers_left();
+}
+
+#[test]
+fn a_spec_naming_an_unknown_version_is_bad_input() {
+    let dir = logs_dir("toolchains-bad-spec");
+    let specs = dir.join("specs");
+    write(
+        &specs.join("acme__tool.toml"),
+        "repo = \"acme/tool\"\n[versions.\"1.0\"]\nlanguage = \"python\"\ntest_cmd = \"pytest\"\nlog_parser = \"pytest\"\npython = \"3.99\"\n",
+    );
+    let out = verdict(&["build", "--specs", specs.to_str().unwrap(), "--logs", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("acme__tool.toml") && t.contains("entry versions.\"1.0\""), "{t}");
+    assert!(t.contains("python = \"3.99\" is a version no toolchain provider knows"), "{t}");
 }
