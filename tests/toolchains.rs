@@ -65,7 +65,7 @@ fn node_16_from_the_npm_registry_runs_a_demo_instance() {
     let reason = java["reason"].as_str().unwrap();
     assert!(reason.contains("java 8") && reason.contains("no container registry answered"), "{reason}");
     assert!(reason.contains("eclipse-temurin"), "the registry's way is named too: {reason}");
-    crate::demo::assert_no_containers_left();
+    assert_no_containers_left(&logs, &["tc"]);
 }
 
 #[test]
