@@ -4,7 +4,7 @@
 # Placeholders: {{fetcher}}, {{rust}}.
 FROM {{fetcher}} AS verdict-rustup
 RUN set -e; pip install --no-cache-dir rustup; \
-    export RUSTUP_HOME=/opt/rustup CARGO_HOME=/opt/cargo; \
+    export RUSTUP_HOME=/opt/rustup CARGO_HOME=/opt/cargo RUSTUP_INIT_SKIP_PATH_CHECK=yes; \
     ln -s "$(command -v rustup)" /tmp/rustup-init; \
     /tmp/rustup-init -y --no-modify-path --profile minimal --default-toolchain "{{rust}}"; \
     /opt/cargo/bin/rustc --version

@@ -219,3 +219,15 @@ fn a_template_without_toolchain_placeholders_refuses_a_named_version() {
     let err = p.plan(&instance(), &with_node, specs.language("python").unwrap()).unwrap_err().to_string();
     assert!(err.contains("has no {{stages}} placeholder") && err.contains("node 16"), "{err}");
 }
+
+#[test]
+fn a_secondary_toolchain_stays_on_path_in_the_python_base() {
+    // Go from the module proxy beside the default Python: the venv's PATH must not drop it.
+    let (p, specs) = real(OFFLINE);
+    let with_go = SpecEntry { go: Some("1.21".into()), ..entry() };
+    let d = plan_for(&p, &specs, &with_go, None).base.dockerfile;
+    let go = d.find("ENV GOROOT=/usr/local/go PATH=/usr/local/go/bin:$PATH").expect(&d);
+    let venv = d.find("PATH=/opt/venv/bin:$PATH").expect(&d);
+    assert!(go < venv, "{d}");
+    assert!(d.contains("FROM verdict-os:bookworm AS verdict-go-proxy"), "{d}");
+}
