@@ -184,7 +184,12 @@ impl Builder {
             image: Some(image.to_string()),
             cmd: Some(vec!["true".into()]),
             network_disabled: Some(true),
-            labels: Some(self.labels.clone()),
+            // Not the run's labels: this container is never started and is removed at once, and
+            // must not pass for one of the run's evaluations.
+            labels: Some(HashMap::from([
+                (crate::engine::OWNER_LABEL.to_string(), "1".to_string()),
+                ("verdict.purpose".to_string(), "toolchain-record".to_string()),
+            ])),
             ..Default::default()
         };
         let created = self
@@ -380,14 +385,15 @@ impl Builder {
         if let Some(why) = &layer.unavailable {
             return Ok(Err(failure(why.clone())));
         }
-        for need in &layer.needs {
-            if let Err(message) = self.ensure_os(need).await {
-                return Ok(Err(failure(with_note(message, layer))));
-            }
-        }
         if !self.no_cache {
             if let Some(size_bytes) = self.inspect(&layer.tag).await? {
                 return Ok(Ok(BuiltImage { size_bytes, built_now: false }));
+            }
+        }
+        // Only a layer that must be built needs the images it starts from.
+        for need in &layer.needs {
+            if let Err(message) = self.ensure_os(need).await {
+                return Ok(Err(failure(with_note(message, layer))));
             }
         }
         self.build_fresh(layer).await
