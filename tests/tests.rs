@@ -10,4 +10,5 @@ mod docker_input;
 mod engines;
 mod faults;
 mod swarm;
+mod toolchains;
 mod validate;

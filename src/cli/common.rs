@@ -6,12 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::error::{Error, Result};
-use super::{BackendKind, DatasetArgs, ImageArgs, RunArgs};
+use super::{BackendKind, DatasetArgs, ImageArgs, RegistryUse, RunArgs};
 use crate::dataset::repo::RepoStore;
 use crate::dataset::spec::SpecRegistry;
 use crate::dataset::{load_instances, Instance};
 use crate::engine::Engine;
 use crate::images::build::Builder;
+use crate::images::toolchain::Availability;
 use crate::images::{host_certs, Planner};
 use crate::run::backend::limits;
 use crate::run::scheduler::{Scheduler, Stopped};
@@ -101,7 +102,17 @@ pub async fn builder(
         labels,
     ));
     builder.ensure_os_image(&images.os_image, &images.os_pull).await?;
-    let planner = Planner::new(home().join("dockerfiles"), images.os_image.clone(), host_certs(&images.ca_certs));
+    // Official toolchain images are an option only when a registry answers; asked once, and
+    // only when some instance names a toolchain version.
+    let names_a_toolchain =
+        loaded.instances.iter().any(|i| loaded.specs.resolve(i).is_ok_and(|(entry, _)| !entry.toolchains().is_empty()));
+    let registry = match images.registry {
+        RegistryUse::Yes => true,
+        RegistryUse::No => false,
+        RegistryUse::Auto => names_a_toolchain && builder.registry_answers(&images.os_pull).await,
+    };
+    let planner = Planner::new(home().join("dockerfiles"), images.os_image.clone(), host_certs(&images.ca_certs))
+        .with_toolchains(&loaded.specs, Availability { registry });
     Ok((builder, planner))
 }
 

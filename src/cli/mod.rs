@@ -160,6 +160,20 @@ pub struct ImageArgs {
     /// Seconds one image build may take.
     #[arg(long, default_value_t = 3600, value_name = "SECS", value_parser = positive::<u64>)]
     pub build_timeout: u64,
+    /// Whether a spec's toolchain version may come from its official image (python:3.9-slim):
+    /// `auto` pulls --os-pull once to see whether a registry answers; `no` uses only the
+    /// offline providers (Debian suites, the npm registry, Maven Central, the Go module proxy,
+    /// rustup).
+    #[arg(long, value_enum, default_value_t = RegistryUse::Auto)]
+    pub registry: RegistryUse,
+}
+
+/// `--registry`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RegistryUse {
+    Auto,
+    Yes,
+    No,
 }
 
 /// A whole number of at least 1 (clap exits with code 2 and names the flag otherwise).

@@ -365,6 +365,11 @@ impl SpecRegistry {
         self.languages.get(name)
     }
 
+    /// Every language's defaults, by name.
+    pub fn languages(&self) -> impl Iterator<Item = (&String, &LanguageSpec)> {
+        self.languages.iter()
+    }
+
     /// The spec entry of an instance (its inline `harness` merged over the spec entry of its
     /// repository and version, [`SpecRegistry::entry_with_inline`]) and its language's
     /// defaults. The error says what to add.

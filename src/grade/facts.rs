@@ -144,6 +144,20 @@ pub struct RawOutcome {
     /// What the execution backend noticed (output left out past `--max-output`, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The base image's toolchain: provider, requested and installed version of each tool.
+    /// Reports keep it in their own `toolchains` field, so it is not written twice.
+    #[serde(skip)]
+    pub toolchains: Vec<ToolchainRecord>,
+}
+
+/// One tool of an instance's toolchain, as reports record it: which provider, which version was
+/// asked for, and which the image has (`None` when the image did not build).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolchainRecord {
+    pub tool: String,
+    pub provider: String,
+    pub requested: Option<String>,
+    pub installed: Option<String>,
 }
 
 impl RawOutcome {
@@ -159,6 +173,7 @@ impl RawOutcome {
             files: Vec::new(),
             node: None,
             notes: Vec::new(),
+            toolchains: Vec::new(),
             parsed: None,
         }
     }

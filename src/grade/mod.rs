@@ -34,7 +34,7 @@ pub mod integrity;
 pub mod outcome;
 
 pub use derive::{derive_lists, derive_lists_with, Derived, FlakyTest};
-pub use facts::{ApplyStep, Execution, JobFacts, RawOutcome, RunLimits, ScriptFacts};
+pub use facts::{ApplyStep, Execution, JobFacts, RawOutcome, RunLimits, ScriptFacts, ToolchainRecord};
 pub use granularity::{CoarseMatch, Granularity};
 pub use integrity::check_exit_code;
 pub use outcome::{Drift, Outcome, ValidationStatus};

@@ -3,6 +3,7 @@
 //! report types ([`validation`]). Plain data the pipeline fills, plus pure functions over it.
 
 pub mod localization;
+pub mod stability;
 pub mod summary;
 pub mod table;
 pub mod validation;
@@ -22,6 +23,7 @@ pub use crate::grade::Outcome;
 
 use crate::dataset::Cost;
 use crate::grade::decide::Evaluation;
+use crate::grade::ToolchainRecord;
 use crate::grade::{ApplyStep, Grade, RawOutcome};
 use crate::parse::{Disagreement, ParsedTests, ResultSource, SummaryCounts, TestStatus};
 
@@ -115,6 +117,9 @@ pub struct InstanceReport {
     pub cost: Option<Cost>,
     pub timing: Timing,
     pub image_bytes: Option<u64>,
+    /// The base image's toolchain: each tool's provider, requested and installed version.
+    #[serde(default)]
+    pub toolchains: Vec<ToolchainRecord>,
     pub localization: Option<serde_json::Value>,
     pub logs: LogFiles,
     /// What the run did, as the decide stage read it (`verdict report` decides again from it).
@@ -134,6 +139,7 @@ impl InstanceReport {
         self.exit_code = raw.exit_code();
         self.timing = Timing { wall_secs: raw.wall_secs(), cpu_secs: raw.cpu_secs };
         self.image_bytes = raw.image_bytes;
+        self.toolchains = raw.toolchains.clone();
         let step = raw.applied_step();
         self.apply = ApplyInfo { strict: step.is_some_and(ApplyStep::strict), lenient: step.is_some(), step };
         for file in &raw.files {

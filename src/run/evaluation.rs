@@ -65,6 +65,11 @@ pub async fn evaluate_one(
         ));
     }
 
+    if let Some(warning) =
+        super::script::no_test_argument_warning(&prepared.entry, &prepared.language, &instance.test_patch)
+    {
+        report.flags.push(warning);
+    }
     let raw = execute(ctx, &prepared, instance, Some(&patch), dir).await;
     let decided = decide::evaluation(expected(instance), &raw, &ctx.rules);
     report.record(raw, decided);
@@ -124,6 +129,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         cost: prediction.cost.clone(),
         timing: Timing::default(),
         image_bytes: None,
+        toolchains: Vec::new(),
         localization: None,
         logs: LogFiles { patch: Some("patch.diff".into()), ..Default::default() },
         run: None,

@@ -30,6 +30,7 @@ use crate::dataset::spec::{LanguageSpec, SpecEntry, SpecRegistry};
 use crate::dataset::Instance;
 use crate::grade::{Execution, JobFacts, RawOutcome, Rules, RunLimits};
 use crate::images::build::{Builder, ImageError};
+use crate::images::toolchain;
 use crate::images::{merged_env, InstanceImages, Planner};
 use crate::parse;
 use backend::{Backend, ExecError, Job, Limits};
@@ -103,6 +104,7 @@ pub async fn execute(
         Err(ImageError::Build(failure)) => {
             let log = failure.log.as_ref().map(|p| p.display().to_string());
             raw.execution = Execution::BuildFailed { reason: failure.to_string(), log };
+            raw.toolchains = toolchain::records(&prepared.images.toolchains, &[]);
             return raw;
         }
         // The engine, not the image, failed (it may be gone): never `build_failed`.
@@ -112,6 +114,8 @@ pub async fn execute(
         }
     };
     raw.image_bytes = Some(built.size_bytes);
+    let installed = ctx.builder.installed_toolchains(&prepared.images.base).await;
+    raw.toolchains = toolchain::records(&prepared.images.toolchains, &installed);
     let nonce = format!("{:016x}{:016x}", rand::random::<u64>(), rand::random::<u64>());
     let env = merged_env(&prepared.language, &prepared.entry);
     let rendered = script::render(&ScriptInput {
