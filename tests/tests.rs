@@ -4,6 +4,7 @@
 mod util;
 
 mod bad_input;
+mod collect;
 mod demo;
 mod docker_input;
 mod validate;

@@ -3,6 +3,7 @@
 
 mod build;
 mod check_envs;
+mod collect;
 mod common;
 mod evaluate;
 pub mod exit;
@@ -39,6 +40,9 @@ pub enum Command {
     Report(regrade::ReportArgs),
     /// Localization scores from patches (or ranked location lists), with no Docker.
     Localize(localize::LocalizeArgs),
+    /// Build task instances from a local repository's PRs or commits: find each PR, split its
+    /// diff into gold and test patch, and write a dataset for `verdict validate`.
+    Collect(collect::CollectArgs),
 }
 
 /// Where the dataset and its repositories and specs come from.
@@ -130,6 +134,7 @@ pub fn run(cli: Cli) -> i32 {
             Command::Build(args) => build::run(args).await,
             Command::Report(args) => regrade::run(args),
             Command::Localize(args) => localize::run(args),
+            Command::Collect(args) => collect::run(args),
         }
     });
     match result {

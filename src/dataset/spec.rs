@@ -20,6 +20,40 @@ pub struct SpecFile {
     /// `owner/name`, as in the dataset's `repo` field.
     pub repo: String,
     pub versions: BTreeMap<String, SpecEntry>,
+    /// How `verdict collect` builds instances of this repository (version rule, split rules).
+    #[serde(default)]
+    pub collect: CollectSpec,
+}
+
+/// A spec file's `[collect]` table: how `verdict collect` tells an instance's `version` and how
+/// it splits a PR's diff, on top of the language's rules in `harness/collect.toml`. See
+/// [`crate::dataset::collect`] for the rules themselves.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectSpec {
+    /// Files read at the base commit, in order; the first one that exists and that one of
+    /// `version_patterns` matches gives the version.
+    #[serde(default)]
+    pub version_files: Vec<String>,
+    /// Regular expressions tried in order on each file. The capture groups that matched are
+    /// joined with `.`, everything but digits and dots is dropped, and the first
+    /// `version_components` dot-separated parts are kept.
+    #[serde(default)]
+    pub version_patterns: Vec<String>,
+    /// How many leading version parts to keep (default 2: `4.45.0` → `4.45`).
+    #[serde(default)]
+    pub version_components: Option<usize>,
+    /// The version when no file matches (unset: the instance gets no version, so the spec's
+    /// `"*"` entry applies).
+    #[serde(default)]
+    pub version_default: Option<String>,
+    /// Extra globs of paths that count as tests (added to the language's `test_globs`).
+    #[serde(default)]
+    pub test_globs: Vec<String>,
+    /// Extra globs of paths that count as source and go into the gold patch (added to the
+    /// language's `source_globs`).
+    #[serde(default)]
+    pub source_globs: Vec<String>,
 }
 
 /// How to set up and test a repository at one version.
@@ -142,6 +176,16 @@ impl SpecRegistry {
             }
         }
         Ok(registry)
+    }
+
+    /// The spec file of a repository, and where it was read from.
+    pub fn spec(&self, repo: &str) -> Option<(&Path, &SpecFile)> {
+        self.specs.get(repo).map(|(path, spec)| (path.as_path(), spec))
+    }
+
+    /// Every spec file, by repository.
+    pub fn specs(&self) -> impl Iterator<Item = (&Path, &SpecFile)> {
+        self.specs.values().map(|(path, spec)| (path.as_path(), spec))
     }
 
     /// The entry for a repository at a version: the exact version, else `"*"`.
