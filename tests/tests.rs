@@ -7,4 +7,5 @@ mod bad_input;
 mod collect;
 mod demo;
 mod docker_input;
+mod specs;
 mod validate;
