@@ -159,9 +159,9 @@ pub fn collect(
         .split_once('/')
         .filter(|(o, n)| !o.is_empty() && !n.is_empty() && !n.contains('/'))
         .ok_or_else(|| CollectError::Setup(format!("--repo {:?} is not of the form owner/name", options.repo)))?;
-    let spec = specs.spec(&options.repo);
-    let collect_spec = spec.map(|(_, s)| s.collect.clone()).unwrap_or_default();
-    let version_re = compile_patterns(&collect_spec, spec.map(|(p, _)| p.display().to_string()))?;
+    let spec = specs.file(&options.repo);
+    let collect_spec = spec.map(|s| s.collect.clone()).unwrap_or_default();
+    let version_re = compile_patterns(&collect_spec, spec.map(|s| s.path.display().to_string()))?;
     let rules = |language: &str| {
         Rules::new(
             split,
@@ -176,7 +176,7 @@ pub fn collect(
     // The language is checked before any PR is read, so a missing spec fails once, clearly.
     let default_language = match (&options.language, spec) {
         (Some(l), _) => l.clone(),
-        (None, Some((_, s))) => s.versions.values().next().map(|e| e.language.clone()).unwrap_or_default(),
+        (None, Some(s)) => s.versions.values().next().map(|(_, e)| e.language.clone()).unwrap_or_default(),
         (None, None) => {
             return Err(CollectError::Setup(format!(
                 "no harness spec for {} (harness/specs/{owner}__{name}.toml or --specs DIR), so its language is unknown; pass --language python|javascript|typescript|java",
@@ -217,7 +217,7 @@ pub fn collect(
                 .clone()
                 .or_else(|| specs.entry(&options.repo, version.as_deref()).map(|e| e.language.clone()))
                 .unwrap_or_else(|| default_language.clone());
-            if let Some((_, s)) = spec {
+            if let Some(s) = spec {
                 match &version {
                     Some(v) if !s.versions.contains_key(v) && !s.versions.contains_key("*") => notes.push(format!(
                         "version {v} has no entry in the spec (and there is no \"*\" entry); add one before validating"
