@@ -7,5 +7,7 @@ mod bad_input;
 mod collect;
 mod demo;
 mod docker_input;
+mod engines;
+mod faults;
 mod specs;
 mod validate;
