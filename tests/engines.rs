@@ -23,10 +23,15 @@ impl SecondEngine {
         if unsafe { libc::geteuid() } != 0 {
             return Some("a second dockerd needs root".into());
         }
-        let found = std::env::var_os("PATH")
-            .map(|paths| std::env::split_paths(&paths).any(|p| p.join("dockerd").is_file()))
-            .unwrap_or(false);
-        (!found).then(|| "no dockerd on PATH".into())
+        let on_path = |tool: &str| {
+            std::env::var_os("PATH")
+                .map(|paths| std::env::split_paths(&paths).any(|p| p.join(tool).is_file()))
+                .unwrap_or(false)
+        };
+        if !on_path("unshare") {
+            return Some("no unshare on PATH (util-linux)".into());
+        }
+        (!on_path("dockerd")).then(|| "no dockerd on PATH".into())
     }
 
     /// Starts an engine under a fresh folder in /tmp (short paths: unix sockets have a length
@@ -48,7 +53,11 @@ impl SecondEngine {
     fn launch(&mut self) {
         let dir = &self.dir;
         let log = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("dockerd.log")).unwrap();
-        let child = Command::new("dockerd")
+        // Its own network namespace too: a dockerd started with `--bridge=none` deletes the host's
+        // `docker0` bridge (the shared engine's), which breaks every build on the shared engine.
+        // `unshare` execs dockerd in place, so the child is dockerd itself.
+        let child = Command::new("unshare")
+            .args(["--net", "--", "dockerd"])
             .arg(format!("--host={}", self.host()))
             .arg(format!("--data-root={}", dir.join("data").display()))
             .arg(format!("--exec-root={}", dir.join("exec").display()))
