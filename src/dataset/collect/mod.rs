@@ -229,7 +229,15 @@ pub fn collect(
                 }
             }
             let rules = rules(&language).map_err(|e| e.to_string())?;
-            let blocks = diff_blocks(git, &located.base, &located.head).map_err(|e| e.to_string())?;
+            let blocks = diff_blocks(git, &located.base, &located.head).map_err(|e| {
+                let e = e.to_string();
+                let hint = if e.contains("unable to read") || e.contains("bad object") {
+                    "; the repository lacks objects of this PR (a partial or shallow copy): fetch it whole"
+                } else {
+                    ""
+                };
+                format!("{target} ({}): {e}{hint}", located.how)
+            })?;
             build_instance(&options.repo, id, &located, version, blocks, &rules, target)
         })();
         match made {
