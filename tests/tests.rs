@@ -5,6 +5,7 @@ mod util;
 
 mod bad_input;
 mod collect;
+mod decide;
 mod demo;
 mod docker_input;
 mod engines;

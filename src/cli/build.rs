@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use clap::Args;
 
-use super::common::{self, fail};
+use super::common;
+use super::error::{Error, Result};
 use super::{exit, DatasetArgs, ImageArgs};
 use crate::images::build::ImageError;
 use crate::run::plan;
@@ -20,9 +21,9 @@ pub struct BuildArgs {
     pub images: ImageArgs,
 }
 
-pub async fn run(args: BuildArgs) -> anyhow::Result<i32> {
+pub async fn run(args: BuildArgs) -> Result<i32> {
     let loaded = common::load_dataset(&args.dataset, &args.images.logs)?;
-    crate::run::session::ensure_writable(&args.images.logs).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
+    crate::run::session::ensure_writable(&args.images.logs)?;
     let engine = common::connect().await?;
     let labels = std::collections::HashMap::from([(crate::engine::OWNER_LABEL.to_string(), "1".to_string())]);
     let (builder, planner) = common::builder(&engine, &loaded, &args.images, args.no_cache, labels).await?;
@@ -53,13 +54,13 @@ pub async fn run(args: BuildArgs) -> anyhow::Result<i32> {
                 failed += 1;
                 format!("FAILED: {failure}")
             }
-            Err(ImageError::Engine(e)) => return Err(fail(exit::ENGINE, e.to_string())),
+            Err(ImageError::Engine(e)) => return Err(Error::EngineLost(e.to_string())),
         };
         println!("{:<40} {tag} {status}", instance.instance_id);
         seen.insert(tag, status);
     }
     if failed > 0 {
-        return Err(fail(exit::SOME_FAILED, format!("{failed} instance(s) have no image; see the build logs above")));
+        return Err(Error::SomeFailed(format!("{failed} instance(s) have no image; see the build logs above")));
     }
     Ok(exit::OK)
 }

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::common::{self, fail};
+use super::common;
+use super::error::{Error, Result};
 use super::exit;
 use crate::engine::RunScope;
 use crate::run::clean::{inventory, remove};
@@ -26,16 +27,16 @@ pub struct CleanArgs {
     pub images: bool,
 }
 
-pub async fn run(args: CleanArgs) -> anyhow::Result<i32> {
+pub async fn run(args: CleanArgs) -> Result<i32> {
     let scope = match &args.run_id {
         Some(id) => Some(
             RunScope::new(&args.logs.join(crate::run::safe_component(id)), id)
-                .map_err(|e| fail(exit::BAD_INPUT, format!("cannot resolve {}: {e}", args.logs.display())))?,
+                .map_err(|e| Error::bad_input(format!("cannot resolve {}: {e}", args.logs.display())))?,
         ),
         None => None,
     };
     let engine = common::connect().await?;
-    let found = inventory(&engine, scope.as_ref(), args.images).await.map_err(|e| fail(exit::ENGINE, e.to_string()))?;
+    let found = inventory(&engine, scope.as_ref(), args.images).await.map_err(|e| Error::EngineLost(e.to_string()))?;
     let what = match &scope {
         Some(scope) => format!("run {}", scope.folder().display()),
         None => "verdict".to_string(),

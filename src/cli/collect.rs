@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::common::{self, fail};
+use super::common;
+use super::error::{Error, Result};
 use super::exit;
 use crate::dataset::collect::git::Git;
 use crate::dataset::collect::split::SplitConfig;
@@ -58,24 +59,24 @@ pub struct CollectArgs {
     pub logs: PathBuf,
 }
 
-pub fn run(args: CollectArgs) -> anyhow::Result<i32> {
+pub fn run(args: CollectArgs) -> Result<i32> {
     let mut targets: Vec<Target> = args.prs.iter().map(|&n| Target::Pr(n)).collect();
     targets.extend(args.commits.iter().map(|c| Target::Commit(c.trim().to_string())));
     if targets.is_empty() {
-        return Err(fail(exit::BAD_INPUT, "give the PRs to collect with --pr N,... or commits with --commit SHA|A..B"));
+        return Err(Error::bad_input("give the PRs to collect with --pr N,... or commits with --commit SHA|A..B"));
     }
-    let slug = RepoStore::slug(&args.repo).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
+    let slug = RepoStore::slug(&args.repo).map_err(|e| Error::bad_input(e.to_string()))?;
     let dir = match &args.git {
         Some(dir) => dir.clone(),
         None => RepoStore::new(args.repos.clone(), args.logs.join(".cache"), !args.no_clone)
             .repository(&args.repo)
-            .map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?,
+            .map_err(|e| Error::bad_input(e.to_string()))?,
     };
-    let git = Git::open(&dir)
-        .map_err(|e| fail(exit::BAD_INPUT, format!("{} is not a git repository: {e}", dir.display())))?;
+    let git =
+        Git::open(&dir).map_err(|e| Error::bad_input(format!("{} is not a git repository: {e}", dir.display())))?;
     let harness = common::harness_dir();
-    let specs = SpecRegistry::load(&harness, &args.specs).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
-    let split = SplitConfig::load(&harness.join("collect.toml")).map_err(|e| fail(exit::BAD_INPUT, e))?;
+    let specs = SpecRegistry::load(&harness, &args.specs)?;
+    let split = SplitConfig::load(&harness.join("collect.toml")).map_err(Error::bad_input)?;
     let options = Options {
         repo: args.repo.clone(),
         targets,
@@ -85,16 +86,15 @@ pub fn run(args: CollectArgs) -> anyhow::Result<i32> {
         source_globs: args.source_globs.clone(),
     };
     let outcome = collect(&git, &specs, &split, &options).map_err(|e| match e {
-        CollectError::Setup(m) => fail(exit::BAD_INPUT, m),
-        CollectError::Git(g) => fail(exit::INTERNAL, g.to_string()),
+        CollectError::Setup(m) => Error::bad_input(m),
+        CollectError::Git(g) => Error::Internal(g.to_string()),
     })?;
 
     let output = args.output.clone().unwrap_or_else(|| args.logs.join("collect").join(format!("{slug}.jsonl")));
     if let Some(parent) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| fail(exit::INTERNAL, format!("cannot create {}: {e}", parent.display())))?;
+        std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
     }
-    write_instances_jsonl(&output, &outcome.instances).map_err(|e| fail(exit::INTERNAL, e.to_string()))?;
+    write_instances_jsonl(&output, &outcome.instances)?;
     let summary = output.with_extension("summary.json");
     common::write_json(&summary, &outcome.results)?;
 

@@ -6,6 +6,7 @@ mod check_envs;
 mod clean;
 mod collect;
 mod common;
+pub mod error;
 mod evaluate;
 pub mod exit;
 mod localize;
@@ -104,7 +105,25 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 300, value_name = "SECS")]
     pub engine_wait: u64,
     #[command(flatten)]
+    pub grading: GradeArgs,
+    #[command(flatten)]
     pub images: ImageArgs,
+}
+
+/// How runs are graded.
+#[derive(Debug, Clone, Args)]
+pub struct GradeArgs {
+    /// How an XPASS (a test marked as expected to fail that passed) grades: `not-regression`
+    /// counts it as a pass of a PASS_TO_PASS test (never of a FAIL_TO_PASS one); `fail` never
+    /// counts it as a pass.
+    #[arg(long, default_value = "not-regression", value_name = "RULE")]
+    pub xpass: crate::grade::XpassRule,
+}
+
+impl GradeArgs {
+    pub fn rules(&self) -> crate::grade::Rules {
+        crate::grade::Rules { xpass: self.xpass }
+    }
 }
 
 /// How images are built.
@@ -168,8 +187,8 @@ pub fn run(cli: Cli) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            e.downcast_ref::<common::Failure>().map_or(exit::INTERNAL, |f| f.code)
+            eprintln!("error: {e}");
+            e.exit_code()
         }
     }
 }

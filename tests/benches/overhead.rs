@@ -72,6 +72,7 @@ async fn bench() {
         timeout_override: None,
         max_output: 32 << 20,
         run_id: "bench".into(),
+        rules: Default::default(),
     };
     let prepared = prepare(&ctx, &instance).expect("spec");
     builder.ensure(&prepared.images).await.expect("warm image");
