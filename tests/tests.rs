@@ -4,11 +4,13 @@
 mod util;
 
 mod bad_input;
+mod collect;
 mod decide;
 mod demo;
 mod docker_input;
 mod engines;
 mod faults;
+mod specs;
 mod swarm;
 mod toolchains;
 mod validate;

@@ -40,7 +40,7 @@ fn node_16_from_the_npm_registry_runs_a_demo_instance() {
         logs.to_str().unwrap(),
         "--run-id",
         "tc",
-        "--registry",
+        "--official-images",
         "no",
     ]);
     assert_eq!(out.status.code(), Some(4), "the Java 8 instance cannot build: {}", text(&out));

@@ -106,7 +106,7 @@ pub async fn builder(
     // only when some instance names a toolchain version.
     let names_a_toolchain =
         loaded.instances.iter().any(|i| loaded.specs.resolve(i).is_ok_and(|(entry, _)| !entry.toolchains().is_empty()));
-    let registry = match images.registry {
+    let registry = match images.official_images {
         RegistryUse::Yes => true,
         RegistryUse::No => false,
         RegistryUse::Auto => names_a_toolchain && builder.registry_answers(&images.os_pull).await,

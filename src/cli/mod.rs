@@ -4,6 +4,7 @@
 mod build;
 mod check_envs;
 mod clean;
+mod collect;
 mod common;
 pub mod error;
 mod evaluate;
@@ -41,6 +42,9 @@ pub enum Command {
     Report(regrade::ReportArgs),
     /// Localization scores from patches (or ranked location lists), with no Docker.
     Localize(localize::LocalizeArgs),
+    /// Build task instances from a local repository's PRs or commits: find each PR, split its
+    /// diff into gold and test patch, and write a dataset for `verdict validate`.
+    Collect(collect::CollectArgs),
     /// Remove the containers verdict owns (all of them, or one run's), by label.
     Clean(clean::CleanArgs),
 }
@@ -165,10 +169,10 @@ pub struct ImageArgs {
     /// offline providers (Debian suites, the npm registry, Maven Central, the Go module proxy,
     /// rustup).
     #[arg(long, value_enum, default_value_t = RegistryUse::Auto)]
-    pub registry: RegistryUse,
+    pub official_images: RegistryUse,
 }
 
-/// `--registry`.
+/// `--official-images`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum RegistryUse {
     Auto,
@@ -202,6 +206,7 @@ pub fn run(cli: Cli) -> i32 {
             Command::Build(args) => build::run(args).await,
             Command::Report(args) => regrade::run(args),
             Command::Localize(args) => localize::run(args),
+            Command::Collect(args) => collect::run(args),
             Command::Clean(args) => clean::run(args).await,
         }
     });

@@ -87,6 +87,30 @@ impl RepoStore {
         }
     }
 
+    /// The git directory of a repository, for reading its whole history: a local repository in
+    /// place, or the cache's mirror of a bundle or of GitHub (made or refreshed first).
+    pub fn repository(&self, repo: &str) -> Result<PathBuf, RepoError> {
+        let slug = Self::slug(repo)?;
+        let source = self.find_source(repo, &slug)?;
+        let source_is_bundle = source.extension().is_some_and(|e| e == "bundle");
+        let source_is_url = source.to_string_lossy().starts_with("https://");
+        if !source_is_bundle && !source_is_url {
+            return Ok(source);
+        }
+        let _guard = self.mirror_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mirror = self.cache_dir.join("repos").join(format!("{slug}.git"));
+        let source_arg = source.to_string_lossy().into_owned();
+        if mirror.exists() {
+            git(repo, &mirror, &["fetch", "--quiet", &source_arg, "+refs/*:refs/*"])?;
+        } else {
+            std::fs::create_dir_all(mirror.parent().unwrap_or(Path::new(".")))
+                .map_err(|source| RepoError::Spawn { repo: repo.into(), source })?;
+            let mirror_arg = mirror.to_string_lossy().into_owned();
+            git(repo, Path::new("."), &["clone", "--quiet", "--mirror", &source_arg, &mirror_arg])?;
+        }
+        Ok(mirror)
+    }
+
     fn find_source(&self, repo: &str, slug: &str) -> Result<PathBuf, RepoError> {
         let (owner, name) = repo.split_once('/').ok_or_else(|| RepoError::BadName(repo.into()))?;
         for dir in &self.search_dirs {
