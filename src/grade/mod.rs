@@ -25,10 +25,12 @@
 pub mod derive;
 pub mod granularity;
 pub mod integrity;
+pub mod suspicious;
 
 pub use derive::{derive_lists, Derived, FlakyTest};
 pub use granularity::{CoarseMatch, Granularity};
 pub use integrity::check_exit_code;
+pub use suspicious::Suspicion;
 
 use serde::{Deserialize, Serialize};
 

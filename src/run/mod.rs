@@ -6,6 +6,7 @@
 
 pub mod backend;
 pub mod evaluation;
+pub mod runner_config;
 pub mod script;
 
 use std::path::{Path, PathBuf};
