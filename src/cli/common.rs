@@ -117,6 +117,7 @@ pub async fn builder(
 
 /// The shared context of a run.
 pub async fn context(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) -> anyhow::Result<Context> {
+    run.clock.check(&loaded.instances).map_err(|e| fail(exit::BAD_INPUT, format!("{}: {e}", loaded.path.display())))?;
     let docker = connect().await?;
     let (builder, planner) = builder(&docker, loaded, &run.images, no_cache).await?;
     Ok(Context {
@@ -127,6 +128,7 @@ pub async fn context(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: boo
         limits: limits(run.memory, run.cpus, run.pids),
         timeout_override: run.timeout,
         run_id: run_id.to_string(),
+        clock: run.clock,
     })
 }
 

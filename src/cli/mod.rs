@@ -88,6 +88,11 @@ pub struct RunArgs {
     /// Process limit of an evaluation container.
     #[arg(long, default_value_t = 2048, value_name = "N")]
     pub pids: i64,
+    /// The clock the tests see: `real`, `created_at` (each instance's), or a date
+    /// (`2019-11-28`, noon UTC; `2019-11-28T10:00:00Z`). A pinned clock starts at that instant
+    /// and runs on; use the same one for validate and evaluate.
+    #[arg(long, default_value = "real", value_name = "real|created_at|DATE")]
+    pub clock: crate::run::clock::ClockSetting,
     #[command(flatten)]
     pub images: ImageArgs,
 }

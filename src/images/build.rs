@@ -14,7 +14,7 @@ use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::OnceCell;
 
-use super::context::build_context;
+use super::context::{build_context, ContextFile};
 use super::{InstanceImages, Layer, LayerKind};
 use crate::dataset::repo::RepoStore;
 use crate::engine::OWNER_LABEL;
@@ -103,6 +103,11 @@ impl Builder {
         self.docker.tag_image(pull_from, Some(options)).await.map_err(|e| missing(e.to_string()))
     }
 
+    /// Where the builder reads repositories from.
+    pub fn repos(&self) -> &RepoStore {
+        &self.repos
+    }
+
     /// Builds (or reuses) the three layers of an instance, in order. The instance layer's facts
     /// are returned; the first failing layer ends the chain.
     pub async fn ensure(&self, images: &InstanceImages) -> Result<BuiltImage, BuildFailure> {
@@ -134,18 +139,27 @@ impl Builder {
             message,
             log: log.map(Path::to_path_buf),
         };
+        let mut files = layer.files.clone();
         let snapshot = match &layer.snapshot {
             Some(s) => {
                 let repos = self.repos.clone();
                 let (repo, commit) = (s.repo.clone(), s.commit.clone());
-                let tar = tokio::task::spawn_blocking(move || repos.archive(&repo, &commit))
-                    .await
-                    .map_err(|e| fail(format!("snapshot task failed: {e}"), None))?;
-                Some(tar.map_err(|e| fail(e.to_string(), None))?)
+                let read = tokio::task::spawn_blocking(move || {
+                    Ok::<_, crate::dataset::repo::RepoError>((
+                        repos.archive(&repo, &commit)?,
+                        repos.tree_listing(&repo, &commit)?,
+                    ))
+                })
+                .await
+                .map_err(|e| fail(format!("snapshot task failed: {e}"), None))?;
+                let (tar, listing) = read.map_err(|e| fail(e.to_string(), None))?;
+                // What /testbed must hold: the Dockerfile compares it with its own git tree.
+                files.push(ContextFile::new("tree.txt", listing));
+                Some(tar)
             }
             None => None,
         };
-        let context = build_context(&layer.dockerfile, &layer.files, snapshot.as_deref())
+        let context = build_context(&layer.dockerfile, &files, snapshot.as_deref())
             .map_err(|e| fail(e.to_string(), None))?;
         tokio::fs::create_dir_all(&self.log_dir)
             .await

@@ -20,7 +20,8 @@ pub use table::{render_comparison, render_table};
 pub use validation::{drift_from_grade, validation_status, CheckEnvReport, Drift, ValidationReport, ValidationStatus};
 
 use crate::dataset::Cost;
-use crate::grade::{Grade, Resolution};
+use crate::grade::{Grade, Resolution, Suspicion};
+use crate::run::clock::Clock;
 use crate::parse::{Disagreement, ParsedTests, ResultSource, TestStatus};
 
 /// How one instance's evaluation ended. Exactly one per instance.
@@ -28,6 +29,9 @@ use crate::parse::{Disagreement, ParsedTests, ResultSource, TestStatus};
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     ResolvedFull,
+    /// Every FAIL_TO_PASS and PASS_TO_PASS test passes, but the candidate carries suspicions
+    /// ([`InstanceReport::suspicious`]): not counted as resolved until someone has looked.
+    ResolvedFlagged,
     ResolvedPartial,
     Unresolved,
     PatchApplyFailed,
@@ -38,8 +42,9 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 8] = [
+    pub const ALL: [Outcome; 9] = [
         Outcome::ResolvedFull,
+        Outcome::ResolvedFlagged,
         Outcome::ResolvedPartial,
         Outcome::Unresolved,
         Outcome::PatchApplyFailed,
@@ -51,7 +56,7 @@ impl Outcome {
 
     /// A test run produced gradable output (SWE-bench's "completed").
     pub fn is_completed(self) -> bool {
-        matches!(self, Outcome::ResolvedFull | Outcome::ResolvedPartial | Outcome::Unresolved)
+        matches!(self, Outcome::ResolvedFull | Outcome::ResolvedFlagged | Outcome::ResolvedPartial | Outcome::Unresolved)
     }
 
     /// Counted among SWE-bench's `error_instances` (it counts apply failures as errors too).
@@ -62,6 +67,7 @@ impl Outcome {
     pub fn name(self) -> &'static str {
         match self {
             Outcome::ResolvedFull => "resolved_full",
+            Outcome::ResolvedFlagged => "resolved_flagged",
             Outcome::ResolvedPartial => "resolved_partial",
             Outcome::Unresolved => "unresolved",
             Outcome::PatchApplyFailed => "patch_apply_failed",
@@ -157,6 +163,11 @@ pub struct InstanceReport {
     /// Things a reader must know, e.g. `touches test files: tests/test_x.py, conftest.py`.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// Named reasons to look at the candidate before calling it resolved (its code reaches into
+    /// the test framework, or its runner configuration could not be reset); a candidate that
+    /// would be `resolved_full` with any of them is `resolved_flagged`.
+    #[serde(default)]
+    pub suspicious: Vec<Suspicion>,
     pub exit_code: Option<i64>,
     pub parse: Option<ParseInfo>,
     pub tests: Option<BTreeMap<String, TestStatus>>,
@@ -166,6 +177,9 @@ pub struct InstanceReport {
     pub integrity: Vec<String>,
     pub cost: Option<Cost>,
     pub timing: Timing,
+    /// The clock the tests saw (`--clock`).
+    #[serde(default)]
+    pub clock: Clock,
     pub image_bytes: Option<u64>,
     pub localization: Option<serde_json::Value>,
     pub logs: LogFiles,

@@ -5,6 +5,7 @@
 //! outcome from it is the caller's job (evaluate, validate and check-envs decide differently).
 
 pub mod backend;
+pub mod clock;
 pub mod evaluation;
 pub mod runner_config;
 pub mod script;
@@ -15,13 +16,16 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::dataset::repo::GitSnapshot;
 use crate::dataset::spec::{LanguageSpec, SpecEntry, SpecRegistry};
 use crate::dataset::Instance;
 use crate::images::build::{BuildFailure, Builder};
 use crate::images::{merged_env, InstanceImages, Planner};
 use crate::parse::{self, ParsedTests};
 use backend::{DockerBackend, Job, Limits};
-use script::ScriptInput;
+use clock::{Clock, ClockSetting};
+use runner_config::{ConfigPlan, Runner};
+use script::{Guard, ScriptInput};
 
 /// Seconds added to the test timeout for applying patches and collecting reports, after which
 /// the container is killed.
@@ -39,6 +43,8 @@ pub struct Context {
     /// `--timeout`, which wins over the spec's.
     pub timeout_override: Option<u64>,
     pub run_id: String,
+    /// `--clock`: the clock the tests see.
+    pub clock: ClockSetting,
 }
 
 /// An instance's spec and images, resolved.
@@ -122,6 +128,10 @@ pub struct RunRecord {
     pub image_bytes: Option<u64>,
     /// Files written to the output folder, relative to it.
     pub files: Vec<String>,
+    /// What the eval script did to keep the candidate away from the runner.
+    pub guards: Vec<Guard>,
+    /// The clock the tests saw.
+    pub clock: Clock,
 }
 
 impl RunRecord {
@@ -136,6 +146,8 @@ impl RunRecord {
             cpu_secs: None,
             image_bytes: None,
             files: Vec::new(),
+            guards: Vec::new(),
+            clock: Clock::default(),
         }
     }
 }
@@ -157,6 +169,22 @@ pub async fn execute(
     let timeout_secs = ctx.timeout_override.or(prepared.entry.timeout).unwrap_or(DEFAULT_TIMEOUT_SECS);
     let nonce = format!("{:016x}{:016x}", rand::random::<u64>(), rand::random::<u64>());
     let env = merged_env(&prepared.language, &prepared.entry);
+    let clock = match ctx.clock.for_instance(instance) {
+        Ok(clock) => clock,
+        Err(reason) => return RunRecord::failed(RunStatus::Crashed { reason }),
+    };
+    // Reading the base commit's configuration files runs git: off the async workers' toes.
+    let config = match (candidate, Runner::of(prepared.entry.log_parser)) {
+        (Some(patch), Some(runner)) => tokio::task::block_in_place(|| {
+            let base = GitSnapshot {
+                store: ctx.builder.repos(),
+                repo: instance.repo.clone(),
+                commit: instance.base_commit.clone(),
+            };
+            runner_config::plan(runner, &prepared.entry.test_cmd, patch, &base)
+        }),
+        _ => ConfigPlan::default(),
+    };
     let rendered = script::render(&ScriptInput {
         title: format!("{} (run {})", instance.instance_id, ctx.run_id),
         candidate,
@@ -166,6 +194,8 @@ pub async fn execute(
         env: &env,
         timeout_secs,
         nonce: &nonce,
+        config: &config,
+        clock: clock.epoch(),
     });
     let mut files = Vec::new();
     let mut save = |name: &str, bytes: &[u8]| {
@@ -214,6 +244,8 @@ pub async fn execute(
         cpu_secs: seen.cpu_secs,
         image_bytes: Some(built.size_bytes),
         files: Vec::new(),
+        guards: script::guards(&config, &seen),
+        clock,
     };
     // `timeout` exits 124 (137 after its kill); a test command killed for another reason (the
     // OOM killer also gives 137) before the timeout is not a timeout.
@@ -228,6 +260,11 @@ pub async fn execute(
         RunStatus::TestPatchFailed
     } else if output.killed_at_deadline || (matches!(seen.exit_code, Some(124) | Some(137)) && ran_out_of_time) {
         RunStatus::Timeout { secs: timeout_secs }
+    } else if seen.clock_unavailable {
+        RunStatus::Crashed {
+            reason: "--clock needs libfaketime in the image (Debian's faketime package, in the language's apt list)"
+                .into(),
+        }
     } else if !seen.tests_started || seen.exit_code.is_none() {
         RunStatus::Crashed { reason: crash_reason(&output, "before the test command finished") }
     } else {

@@ -66,6 +66,7 @@ async fn bench() {
         limits: limits(4.0, 1.0, 2048),
         timeout_override: None,
         run_id: "bench".into(),
+        clock: Default::default(),
     };
     let prepared = prepare(&ctx, &instance).expect("spec");
     builder.ensure(&prepared.images).await.expect("warm image");
@@ -80,6 +81,8 @@ async fn bench() {
         env: &env,
         timeout_secs: 300,
         nonce: "bench",
+        config: &Default::default(),
+        clock: None,
     });
 
     let mut verdict_times = Vec::new();
