@@ -314,7 +314,8 @@ mod tests {
         run(&work, &["init", "-q", "-b", "main"]);
         std::fs::write(work.join(".gitignore"), "types/\n").unwrap();
         std::fs::write(work.join("types/index.d.ts"), "export {};\n").unwrap();
-        std::fs::write(work.join(".gitattributes"), "tests export-ignore\nv.txt export-subst\n*.bat eol=crlf\n").unwrap();
+        std::fs::write(work.join(".gitattributes"), "tests export-ignore\nv.txt export-subst\n*.bat eol=crlf\n")
+            .unwrap();
         std::fs::write(work.join("tests"), "kept\n").unwrap();
         std::fs::write(work.join("v.txt"), "$Format:%H$\n").unwrap();
         std::fs::write(work.join("run.bat"), "echo 1\n").unwrap();
@@ -332,9 +333,15 @@ mod tests {
         assert!(!work.join(".git/info/attributes").exists());
 
         let listing = store.tree_listing("acme/tree", &commit).unwrap();
-        let entries: Vec<String> =
-            listing.split(|&b| b == 0).filter(|e| !e.is_empty()).map(|e| String::from_utf8_lossy(e).into_owned()).collect();
+        let entries: Vec<String> = listing
+            .split(|&b| b == 0)
+            .filter(|e| !e.is_empty())
+            .map(|e| String::from_utf8_lossy(e).into_owned())
+            .collect();
         assert_eq!(entries.len(), 6);
-        assert!(entries.iter().any(|e| e.starts_with("100644 blob ") && e.ends_with("\ttypes/index.d.ts")), "{entries:?}");
+        assert!(
+            entries.iter().any(|e| e.starts_with("100644 blob ") && e.ends_with("\ttypes/index.d.ts")),
+            "{entries:?}"
+        );
     }
 }

@@ -159,8 +159,8 @@ impl Builder {
             }
             None => None,
         };
-        let context = build_context(&layer.dockerfile, &files, snapshot.as_deref())
-            .map_err(|e| fail(e.to_string(), None))?;
+        let context =
+            build_context(&layer.dockerfile, &files, snapshot.as_deref()).map_err(|e| fail(e.to_string(), None))?;
         tokio::fs::create_dir_all(&self.log_dir)
             .await
             .map_err(|e| fail(format!("cannot create {}: {e}", self.log_dir.display()), None))?;

@@ -21,8 +21,8 @@ pub use validation::{drift_from_grade, validation_status, CheckEnvReport, Drift,
 
 use crate::dataset::Cost;
 use crate::grade::{Grade, Resolution, Suspicion};
-use crate::run::clock::Clock;
 use crate::parse::{Disagreement, ParsedTests, ResultSource, TestStatus};
+use crate::run::clock::Clock;
 
 /// How one instance's evaluation ended. Exactly one per instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -56,7 +56,10 @@ impl Outcome {
 
     /// A test run produced gradable output (SWE-bench's "completed").
     pub fn is_completed(self) -> bool {
-        matches!(self, Outcome::ResolvedFull | Outcome::ResolvedFlagged | Outcome::ResolvedPartial | Outcome::Unresolved)
+        matches!(
+            self,
+            Outcome::ResolvedFull | Outcome::ResolvedFlagged | Outcome::ResolvedPartial | Outcome::Unresolved
+        )
     }
 
     /// Counted among SWE-bench's `error_instances` (it counts apply failures as errors too).

@@ -51,9 +51,7 @@ pub fn parse_instant(text: &str) -> Result<jiff::Timestamp, String> {
     if let Ok(ts) = text.parse::<jiff::Timestamp>() {
         return Ok(ts);
     }
-    let utc = |dt: jiff::civil::DateTime| {
-        jiff::tz::TimeZone::UTC.to_timestamp(dt).map_err(|e| e.to_string())
-    };
+    let utc = |dt: jiff::civil::DateTime| jiff::tz::TimeZone::UTC.to_timestamp(dt).map_err(|e| e.to_string());
     let has_time = text.contains(['T', 't', ' ']);
     let parsed = if has_time {
         text.parse::<jiff::civil::DateTime>().map_err(|e| e.to_string()).and_then(utc)

@@ -97,10 +97,9 @@ fn flag_suspicious(report: &mut InstanceReport, found: Vec<Suspicion>) {
 fn flag_guards(report: &mut InstanceReport, guards: &[Guard]) {
     for guard in guards {
         match guard.kind {
-            GuardKind::ConfigReset => report.flags.push(format!(
-                "the patch changes the test runner's configuration in {}: {}",
-                guard.path, guard.detail
-            )),
+            GuardKind::ConfigReset => report
+                .flags
+                .push(format!("the patch changes the test runner's configuration in {}: {}", guard.path, guard.detail)),
             GuardKind::ConfigFallback => {
                 report.flags.push(format!(
                     "the patch changes the test runner's configuration in {}: {}",

@@ -407,7 +407,8 @@ pub fn guards(plan: &ConfigPlan, seen: &ScriptOutcome) -> Vec<Guard> {
         out.push(Guard {
             path: path.clone(),
             kind: GuardKind::Kept,
-            detail: "not tracked by git in the image (an installed or ignored file): put back as the image had it".into(),
+            detail: "not tracked by git in the image (an installed or ignored file): put back as the image had it"
+                .into(),
         });
     }
     out
