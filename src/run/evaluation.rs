@@ -252,6 +252,15 @@ pub fn grade_into(report: &mut InstanceReport, instance: &Instance, parsed: &Par
         report.reason = Some(format!("graded {} but downgraded: {}", report.outcome, report.integrity.join("; ")));
         report.outcome = Outcome::InfraError;
     }
+    // A flagged candidate is never published as a resolution without a look.
+    if report.outcome == Outcome::ResolvedFull && !report.suspicious.is_empty() {
+        report.outcome = Outcome::ResolvedFlagged;
+        report.reason = Some(format!(
+            "every FAIL_TO_PASS and PASS_TO_PASS test passes, but the patch is flagged ({}); \
+             not counted as resolved until someone has looked",
+            grade::suspicious::names(&report.suspicious).join(", ")
+        ));
+    }
     report.grade = Some(graded);
 }
 
