@@ -59,6 +59,7 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
         derived: None,
         logs: Vec::new(),
         timing: Timing::default(),
+        clock: Default::default(),
     };
     let workers = common::workers(&args.run);
     let Some(mut reports) =
@@ -102,6 +103,7 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
         derived: None,
         logs: Vec::new(),
         timing: Timing::default(),
+        clock: ctx.clock.for_instance(instance).unwrap_or_default(),
     };
     let prepared = match prepare(ctx, instance) {
         Ok(p) => p,

@@ -34,6 +34,9 @@ pub struct ValidationReport {
     #[serde(default)]
     pub logs: Vec<String>,
     pub timing: Timing,
+    /// The clock the tests saw (`--clock`).
+    #[serde(default)]
+    pub clock: crate::run::clock::Clock,
 }
 
 /// The status that the derived lists alone decide (the pipeline decides the apply and build
