@@ -1,7 +1,6 @@
 //! Docker-backed checks of what keeps a candidate away from the runner and of the pinned clock,
 //! on instances made here over the demo's repositories (their images are the demo's).
 
-use crate::demo::assert_no_containers_left;
 use crate::util::*;
 
 /// The demo's instances, by id.
@@ -97,7 +96,7 @@ fn a_runner_configuration_that_cannot_be_reset_falls_back() {
     // The plugin did not run: the two FAIL_TO_PASS tests failed, the others passed.
     assert_eq!(r["tests"]["tests/test_ranges.py::test_reversed_range_raises"], "FAILED", "{r:#}");
     assert_eq!(r["tests"]["tests/test_ranges.py::test_generated_cases"], "PASSED", "{r:#}");
-    assert_no_containers_left();
+    assert_no_containers_left(&logs, &["guard-fallback"]);
 }
 
 /// An instance over a demo repository whose test patch only adds `test_file`, graded on `test_id`.
@@ -259,5 +258,5 @@ fn a_pinned_clock_reaches_python_node_and_java() {
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("verdict-demo__guardpy-90 has no created_at"), "{}", text(&out));
-    assert_no_containers_left();
+    assert_no_containers_left(&logs, &["pinned", "real", "hang"]);
 }

@@ -6,5 +6,7 @@ mod util;
 mod bad_input;
 mod demo;
 mod docker_input;
+mod engines;
+mod faults;
 mod guard;
 mod validate;
