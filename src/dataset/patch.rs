@@ -2,8 +2,9 @@
 //!
 //! The eval script needs this to restore test files, delete files the test patch creates and
 //! turn test files into test arguments; reports need it to flag candidate patches that touch
-//! tests. Only headers are read here (`diff --git`, `---`/`+++`, `new file mode`,
-//! `deleted file mode`, `rename from/to`); hunks are applied by git inside the container.
+//! tests. Headers are read here (`diff --git`, `---`/`+++`, `new file mode`,
+//! `deleted file mode`, `rename from/to`), and of the hunks only their lines added, for the
+//! suspicious-code rules ([`file_sections`]); hunks are applied by git inside the container.
 
 use serde::Serialize;
 

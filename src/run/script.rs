@@ -1,10 +1,12 @@
 //! The eval script: the bash program that runs inside an evaluation container.
 //!
 //! It applies the candidate patch with the field's chain (`git apply`, then `git apply --3way`,
-//! then `patch --fuzz=5`), resetting the tree between attempts; restores the test files and the
+//! then `patch --fuzz=5`), resetting the tree between attempts, and puts back the paths of the
+//! candidate that git does not track in the image (installed files); resets the runner's
+//! configuration ([`super::runner_config`], with its fallback); restores the test files and the
 //! test patch's files to the base commit and deletes the files the test patch creates; applies
-//! the test patch; runs the test command under `timeout`; and copies the runner's reports into
-//! `$VERDICT_OUT`. Every step is announced on its own line behind a random per-run marker, so
+//! the test patch; runs the test command under `timeout` (and libfaketime for a pinned clock);
+//! kills whatever the tests left running; and copies the runner's reports into `$VERDICT_OUT`. Every step is announced on its own line behind a random per-run marker, so
 //! output printed by the code under test cannot pass for verdict's own lines.
 
 use std::collections::BTreeMap;

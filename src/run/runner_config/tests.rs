@@ -1,3 +1,6 @@
+//! Resetting the runner's parts of configuration files, on files in the shapes real repositories use,
+//! and planning the resets from a candidate patch and a base snapshot.
+
 use super::*;
 use crate::localize::MemorySnapshot;
 
