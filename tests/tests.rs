@@ -4,9 +4,12 @@
 mod util;
 
 mod bad_input;
+mod decide;
 mod demo;
 mod docker_input;
 mod engines;
 mod faults;
 mod guard;
+mod swarm;
+mod toolchains;
 mod validate;

@@ -5,6 +5,7 @@ mod build;
 mod check_envs;
 mod clean;
 mod common;
+pub mod error;
 mod evaluate;
 pub mod exit;
 mod localize;
@@ -104,8 +105,45 @@ pub struct RunArgs {
     /// meanwhile) before the run stops.
     #[arg(long, default_value_t = 300, value_name = "SECS")]
     pub engine_wait: u64,
+    /// Where evaluations run: `docker`, containers on the engine at DOCKER_HOST; `swarm`,
+    /// Swarm services on the swarm whose manager DOCKER_HOST names (needs --registry).
+    #[arg(long, value_enum, default_value_t = BackendKind::Docker)]
+    pub backend: BackendKind,
+    /// The registry (HOST:PORT) instance images are pushed to for the swarm's nodes.
+    #[arg(long, value_name = "HOST:PORT", env = "VERDICT_REGISTRY")]
+    pub registry: Option<String>,
+    /// With --backend swarm: also reserve each job's memory and CPUs on its node. Only for
+    /// engines with the fix for moby/moby#52652 (older ones count finished jobs' reservations
+    /// forever and end up refusing every job).
+    #[arg(long)]
+    pub swarm_reserve: bool,
+    #[command(flatten)]
+    pub grading: GradeArgs,
     #[command(flatten)]
     pub images: ImageArgs,
+}
+
+/// Where evaluations run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendKind {
+    Docker,
+    Swarm,
+}
+
+/// How runs are graded.
+#[derive(Debug, Clone, Args)]
+pub struct GradeArgs {
+    /// How an XPASS (a test marked as expected to fail that passed) grades: `not-regression`
+    /// counts it as a pass of a PASS_TO_PASS test (never of a FAIL_TO_PASS one); `fail` never
+    /// counts it as a pass.
+    #[arg(long, default_value = "not-regression", value_name = "RULE")]
+    pub xpass: crate::grade::XpassRule,
+}
+
+impl GradeArgs {
+    pub fn rules(&self) -> crate::grade::Rules {
+        crate::grade::Rules { xpass: self.xpass }
+    }
 }
 
 /// How images are built.
@@ -127,6 +165,20 @@ pub struct ImageArgs {
     /// Seconds one image build may take.
     #[arg(long, default_value_t = 3600, value_name = "SECS", value_parser = positive::<u64>)]
     pub build_timeout: u64,
+    /// Whether a spec's toolchain version may come from its official image (python:3.9-slim):
+    /// `auto` pulls --os-pull once to see whether a registry answers; `no` uses only the
+    /// offline providers (Debian suites, the npm registry, Maven Central, the Go module proxy,
+    /// rustup).
+    #[arg(long, value_enum, default_value_t = RegistryUse::Auto)]
+    pub registry: RegistryUse,
+}
+
+/// `--registry`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RegistryUse {
+    Auto,
+    Yes,
+    No,
 }
 
 /// A whole number of at least 1 (clap exits with code 2 and names the flag otherwise).
@@ -168,8 +220,8 @@ pub fn run(cli: Cli) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            e.downcast_ref::<common::Failure>().map_or(exit::INTERNAL, |f| f.code)
+            eprintln!("error: {e}");
+            e.exit_code()
         }
     }
 }

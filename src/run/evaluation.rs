@@ -4,14 +4,13 @@
 
 use std::path::Path;
 
-use super::script::{Guard, GuardKind};
-use super::{execute, prepare, Context, RunRecord, RunStatus};
+use super::{execute, prepare, Context};
 use crate::dataset::repo::{GitSnapshot, RepoStore};
 use crate::dataset::{Instance, Prediction};
-use crate::grade::{self, Suspicion};
+use crate::grade::decide::{self, Expected};
+use crate::grade::{self, Guard, GuardKind, Suspicion};
 use crate::localize::{Candidate, InstanceLocalization, LocalizeItem, Localizer};
-use crate::parse::ParsedTests;
-use crate::report::{patch_sha256, tests_map, ApplyInfo, InstanceReport, LogFiles, Outcome, ParseInfo, Timing};
+use crate::report::{patch_sha256, ApplyInfo, InstanceReport, LogFiles, Outcome, Timing};
 
 /// Outcomes worth keeping across reruns; the others (the environment or the engine failed) are
 /// tried again.
@@ -71,9 +70,15 @@ pub async fn evaluate_one(
     }
     flag_suspicious(&mut report, grade::suspicious::scan(&patch, &touched));
 
-    let record = execute(ctx, &prepared, instance, Some(&patch), dir).await;
-    flag_guards(&mut report, &record.guards);
-    decide(&mut report, instance, record);
+    if let Some(warning) =
+        super::script::no_test_argument_warning(&prepared.entry, &prepared.language, &instance.test_patch)
+    {
+        report.flags.push(warning);
+    }
+    let raw = execute(ctx, &prepared, instance, Some(&patch), dir).await;
+    flag_guards(&mut report, &raw.guards);
+    let decided = decide::flagged(decide::evaluation(expected(instance), &raw, &ctx.rules), &report.suspicious);
+    report.record(raw, decided);
     finish(report, &report_path)
 }
 
@@ -174,8 +179,10 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         timing: Timing::default(),
         clock: Default::default(),
         image_bytes: None,
+        toolchains: Vec::new(),
         localization: None,
         logs: LogFiles { patch: Some("patch.diff".into()), ..Default::default() },
+        run: None,
     }
 }
 
@@ -187,81 +194,9 @@ pub fn infra_error_report(instance: &Instance, prediction: &Prediction, dir: &Pa
     finish(report, &dir.join("report.json"))
 }
 
-/// Turns a run into an outcome, grading it when the tests ran.
-pub fn decide(report: &mut InstanceReport, instance: &Instance, record: RunRecord) {
-    report.exit_code = record.exit_code;
-    report.timing = Timing { wall_secs: record.wall_secs, cpu_secs: record.cpu_secs };
-    report.image_bytes = record.image_bytes;
-    let step = record.apply_step.clone();
-    report.apply = ApplyInfo { strict: step.as_deref() == Some("git_apply"), lenient: step.is_some(), step };
-    for file in &record.files {
-        match file.as_str() {
-            "eval.sh" => report.logs.eval_script = Some(file.clone()),
-            "test_output.txt" => report.logs.test_output = Some(file.clone()),
-            f if f.starts_with("reports/") => report.logs.reports.push(file.clone()),
-            _ => {}
-        }
-    }
-    match record.status {
-        RunStatus::BuildFailed { failure } => {
-            report.outcome = Outcome::BuildFailed;
-            report.logs.build_log = failure.log.as_ref().map(|p| p.display().to_string());
-            report.reason = Some(failure.to_string());
-        }
-        RunStatus::ApplyFailed => {
-            report.outcome = Outcome::PatchApplyFailed;
-            report.reason = Some("no step of the apply chain (git apply, git apply --3way, patch --fuzz=5) applied the patch; see output.txt".into());
-        }
-        RunStatus::TestPatchFailed => {
-            report.outcome = Outcome::InfraError;
-            report.reason =
-                Some("the test patch did not apply after the test files were restored; see output.txt".into());
-        }
-        RunStatus::Timeout { secs } => {
-            report.outcome = Outcome::Timeout;
-            report.reason = Some(format!("the tests did not finish within {secs} s"));
-        }
-        RunStatus::Crashed { reason } => {
-            report.outcome = Outcome::InfraError;
-            report.reason = Some(reason);
-        }
-        RunStatus::Ran => match record.parsed {
-            Some(Ok(parsed)) => grade_into(report, instance, &parsed),
-            Some(Err(reason)) => {
-                report.outcome = Outcome::InfraError;
-                report.reason = Some(format!("the test output could not be read: {reason}"));
-            }
-            None => {
-                report.outcome = Outcome::InfraError;
-                report.reason = Some("the tests ran but produced nothing to parse".into());
-            }
-        },
-    }
-}
-
-/// Grades a parsed run into the report: tests, parse info, grade, integrity checks, outcome. A
-/// run whose exit code contradicts its parsed statuses is never counted as resolved.
-pub fn grade_into(report: &mut InstanceReport, instance: &Instance, parsed: &ParsedTests) {
-    let graded = grade::grade(&instance.fail_to_pass, &instance.pass_to_pass, parsed);
-    report.tests = Some(tests_map(parsed));
-    report.parse = Some(ParseInfo::from(parsed));
-    report.integrity = report.exit_code.and_then(|code| grade::check_exit_code(code, parsed)).into_iter().collect();
-    report.outcome = Outcome::from(graded.resolution);
-    report.reason = None;
-    if !report.integrity.is_empty() && report.outcome != Outcome::Unresolved {
-        report.reason = Some(format!("graded {} but downgraded: {}", report.outcome, report.integrity.join("; ")));
-        report.outcome = Outcome::InfraError;
-    }
-    // A flagged candidate is never published as a resolution without a look.
-    if report.outcome == Outcome::ResolvedFull && !report.suspicious.is_empty() {
-        report.outcome = Outcome::ResolvedFlagged;
-        report.reason = Some(format!(
-            "every FAIL_TO_PASS and PASS_TO_PASS test passes, but the patch is flagged ({}); \
-             not counted as resolved until someone has looked",
-            grade::suspicious::names(&report.suspicious).join(", ")
-        ));
-    }
-    report.grade = Some(graded);
+/// An instance's expected lists, for the decide stage.
+pub fn expected(instance: &Instance) -> Expected<'_> {
+    Expected { fail_to_pass: &instance.fail_to_pass, pass_to_pass: &instance.pass_to_pass }
 }
 
 fn finish(report: InstanceReport, path: &Path) -> InstanceReport {

@@ -13,11 +13,12 @@ use std::collections::BTreeMap;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-use serde::Serialize;
+pub use crate::grade::facts::{Guard, GuardKind};
 
 use super::runner_config::{self, Action, ConfigPlan, Runner};
 use crate::dataset::patch::changed_files;
 use crate::dataset::spec::{LanguageSpec, SpecEntry, TestArgs};
+use crate::grade::{ApplyStep, ScriptFacts};
 use crate::images::shell_quote;
 
 /// Where inputs are copied in the container.
@@ -244,19 +245,23 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
         }
         s.push_str("  git ls-files -z --others --exclude-standard -- '*.rej' '*.orig' | xargs -0 -r rm -f --\n}\n");
         s.push_str(&format!(
-            "step=none\n\
-             if git apply --verbose {IN_DIR}/candidate.diff; then step=git_apply\n\
+            "step={none}\n\
+             if git apply --verbose {IN_DIR}/candidate.diff; then step={git_apply}\n\
              else reset_tree\n\
-             \x20 if git apply --verbose --3way {IN_DIR}/candidate.diff; then step=git_apply_3way\n\
+             \x20 if git apply --verbose --3way {IN_DIR}/candidate.diff; then step={three_way}\n\
              \x20 else reset_tree\n\
-             \x20   if patch --batch --fuzz=5 --no-backup-if-mismatch -p1 -i {IN_DIR}/candidate.diff; then step=patch_fuzz\n\
+             \x20   if patch --batch --fuzz=5 --no-backup-if-mismatch -p1 -i {IN_DIR}/candidate.diff; then step={fuzz}\n\
              \x20   else reset_tree\n\
              \x20   fi\n\
              \x20 fi\n\
              fi\n\
              git reset -q 2>/dev/null\n\
              echo \"$M APPLY $step\"\n\
-             [ \"$step\" = none ] && exit 0\n"
+             [ \"$step\" = {none} ] && exit 0\n",
+            none = ApplyStep::NotApplied,
+            git_apply = ApplyStep::GitApply,
+            three_way = ApplyStep::GitApply3way,
+            fuzz = ApplyStep::PatchFuzz,
         ));
         if !paths.is_empty() {
             s.push_str(
@@ -386,26 +391,6 @@ fn render_config(s: &mut String, inputs: &mut Vec<(String, Vec<u8>)>, plan: &Con
     }
 }
 
-/// What the eval script did to keep the candidate away from the runner, for the report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Guard {
-    pub path: String,
-    pub kind: GuardKind,
-    /// What was done and why, in words.
-    pub detail: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GuardKind {
-    /// The runner's parts of the file went back to the base commit.
-    ConfigReset,
-    /// They could not: the runner was started with its base configuration instead.
-    ConfigFallback,
-    /// A path git does not track (an installed file) was put back as the image had it.
-    Kept,
-}
-
 /// The guards of one run, from the plan and what the script said it did.
 pub fn guards(plan: &ConfigPlan, seen: &ScriptOutcome) -> Vec<Guard> {
     let mut out = Vec::new();
@@ -445,9 +430,9 @@ pub fn guards(plan: &ConfigPlan, seen: &ScriptOutcome) -> Vec<Guard> {
 /// What the script's marker lines said.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ScriptOutcome {
-    /// The apply step that succeeded (`git_apply`, `git_apply_3way`, `patch_fuzz`), `none`, or
-    /// `None` when no candidate was applied or the line is missing.
-    pub apply_step: Option<String>,
+    /// The apply step that succeeded, [`ApplyStep::NotApplied`], or `None` when no candidate was
+    /// applied or the line is missing.
+    pub apply_step: Option<ApplyStep>,
     /// `Some(true)` when the test patch applied, `Some(false)` when it did not.
     pub test_patch_applied: Option<bool>,
     pub tests_started: bool,
@@ -466,6 +451,20 @@ pub struct ScriptOutcome {
     pub clock_offset: Option<String>,
     /// A pinned clock was asked for but the image has no libfaketime.
     pub clock_unavailable: bool,
+}
+
+impl ScriptOutcome {
+    /// The marker facts the decide stage reads.
+    pub fn facts(&self) -> ScriptFacts {
+        ScriptFacts {
+            apply: self.apply_step,
+            test_patch_applied: self.test_patch_applied,
+            tests_started: self.tests_started,
+            exit_code: self.exit_code,
+            finished: self.finished,
+            clock_unavailable: self.clock_unavailable,
+        }
+    }
 }
 
 /// Reads the marker lines out of a container's output.
@@ -498,7 +497,7 @@ pub fn read_output(output: &str, nonce: &str) -> ScriptOutcome {
         let mut words = rest.split_whitespace();
         match (words.next(), words.next(), words.next()) {
             // Lines printed before the tests start cannot come from the code under test.
-            (Some("APPLY"), Some(step), _) if test_start.is_none() => out.apply_step = Some(step.to_string()),
+            (Some("APPLY"), Some(step), _) if test_start.is_none() => out.apply_step = ApplyStep::from_name(step),
             (Some("TESTPATCH"), Some(state), _) if test_start.is_none() => {
                 out.test_patch_applied = Some(state != "failed")
             }

@@ -73,6 +73,7 @@ async fn bench() {
         max_output: 32 << 20,
         run_id: "bench".into(),
         clock: Default::default(),
+        rules: Default::default(),
     };
     let prepared = prepare(&ctx, &instance).expect("spec");
     builder.ensure(&prepared.images).await.expect("warm image");

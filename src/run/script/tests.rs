@@ -163,7 +163,7 @@ VERDICT-abc END
 fn a_run_cut_short_has_no_exit_code() {
     let out =
         read_output("VERDICT-q APPLY git_apply\nVERDICT-q TESTPATCH ok\nVERDICT-q TESTS START\nhanging...\n", "q");
-    assert_eq!(out.apply_step.as_deref(), Some("git_apply"));
+    assert_eq!(out.apply_step, Some(ApplyStep::GitApply));
     assert!(out.tests_started);
     assert_eq!(out.exit_code, None);
     assert!(!out.finished);
