@@ -138,7 +138,7 @@ fn regrade(
         .collect();
     let mut raw = report.run.clone().unwrap_or_else(|| recorded_before_facts(report));
     raw.parsed = Some(parse::parse(entry.log_parser, &console, &structured).map_err(|e| e.to_string()));
-    let decided = decide::evaluation(expected(instance), &raw, rules);
+    let decided = decide::flagged(decide::evaluation(expected(instance), &raw, rules), &report.suspicious);
     report.decided(decided);
     report.run = Some(raw);
 }
@@ -155,6 +155,7 @@ fn recorded_before_facts(report: &InstanceReport) -> RawOutcome {
             tests_started: true,
             exit_code: report.exit_code,
             finished: true,
+            clock_unavailable: false,
         },
         job: JobFacts { container_exit_code: Some(0), wall_secs: report.timing.wall_secs, ..Default::default() },
     };

@@ -139,10 +139,48 @@ impl RepoStore {
         })
     }
 
-    /// The tree at `commit` as a tar archive (what `git archive` writes).
+    /// The tree at `commit` as a tar archive, every file as committed: `git archive` run where
+    /// the repository's attributes are overridden ([`RepoStore::reader_dir`]), so that neither
+    /// `export-ignore` nor `export-subst` nor end-of-line conversion changes what is in it.
     pub fn archive(&self, repo: &str, commit: &str) -> Result<Vec<u8>, RepoError> {
         let dir = self.git_dir(repo, commit)?;
-        git(repo, &dir, &["archive", "--format=tar", commit])
+        let reader = self.reader_dir(repo, &dir)?;
+        let commit = resolve(repo, &dir, commit)?;
+        git(repo, &reader, &["archive", "--format=tar", &commit])
+    }
+
+    /// `git ls-tree -r -z --full-tree` of `commit` without submodule entries (`git archive`
+    /// leaves submodules out): what `/testbed` must hold, checked when its image is built.
+    pub fn tree_listing(&self, repo: &str, commit: &str) -> Result<Vec<u8>, RepoError> {
+        let dir = self.git_dir(repo, commit)?;
+        let listing = git(repo, &dir, &["ls-tree", "-r", "-z", "--full-tree", commit])?;
+        let mut out = Vec::with_capacity(listing.len());
+        for entry in listing.split(|&b| b == 0).filter(|e| !e.is_empty() && !e.starts_with(b"160000 ")) {
+            out.extend_from_slice(entry);
+            out.push(0);
+        }
+        Ok(out)
+    }
+
+    /// A bare git directory of verdict's own that borrows `source`'s objects (git's
+    /// alternates) and turns off the attributes that change an archive, without writing into
+    /// the user's repository.
+    fn reader_dir(&self, repo: &str, source: &Path) -> Result<PathBuf, RepoError> {
+        let slug = Self::slug(repo)?;
+        let _guard = self.mirror_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let reader = self.cache_dir.join("repos").join(format!("{slug}.reader.git"));
+        let objects = git(repo, source, &["rev-parse", "--path-format=absolute", "--git-path", "objects"])?;
+        let objects = String::from_utf8_lossy(&objects).trim().to_string();
+        let io = |source: std::io::Error| RepoError::Spawn { repo: repo.into(), source };
+        if !reader.join("HEAD").exists() {
+            std::fs::create_dir_all(&reader).map_err(io)?;
+            git(repo, &reader, &["init", "-q", "--bare"])?;
+        }
+        std::fs::create_dir_all(reader.join("info")).map_err(io)?;
+        std::fs::write(reader.join("info").join("attributes"), TREE_AS_COMMITTED).map_err(io)?;
+        std::fs::create_dir_all(reader.join("objects").join("info")).map_err(io)?;
+        std::fs::write(reader.join("objects").join("info").join("alternates"), format!("{objects}\n")).map_err(io)?;
+        Ok(reader)
     }
 
     /// The contents of `path` at `commit`, or `None` when the file does not exist there.
@@ -150,6 +188,16 @@ impl RepoStore {
         let dir = self.git_dir(repo, commit)?;
         read_blob(repo, &dir, commit, path)
     }
+}
+
+/// Attributes that make git read and write every file as committed (the instance image's
+/// `/testbed/.git/info/attributes` holds the same line).
+pub const TREE_AS_COMMITTED: &str = "* -export-ignore -export-subst -text -eol -filter -ident\n";
+
+/// The full id of `commit` (a sha, or a name the repository knows).
+fn resolve(repo: &str, dir: &Path, commit: &str) -> Result<String, RepoError> {
+    let out = git(repo, dir, &["rev-parse", "--verify", "--end-of-options", &format!("{commit}^{{commit}}")])?;
+    Ok(String::from_utf8_lossy(&out).trim().to_string())
 }
 
 /// A repository at one commit, read file by file (what localization needs on the host).
@@ -257,5 +305,67 @@ mod tests {
         assert!(matches!(err, RepoError::MissingCommit { .. }), "{err}");
         let err = store.archive("acme/other", &commit).unwrap_err();
         assert!(err.to_string().contains("acme__other.bundle"), "{err}");
+    }
+
+    fn tar_files(tar_bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+        use std::io::Read;
+        let mut archive = tar::Archive::new(tar_bytes);
+        let mut files: Vec<(String, Vec<u8>)> = archive
+            .entries()
+            .unwrap()
+            .filter_map(|e| {
+                let mut e = e.unwrap();
+                if e.header().entry_type() != tar::EntryType::Regular {
+                    return None;
+                }
+                let path = e.path().unwrap().to_string_lossy().into_owned();
+                let mut data = Vec::new();
+                e.read_to_end(&mut data).unwrap();
+                Some((path, data))
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// A tracked file that `.gitignore` matches, an `export-ignore`d one, an `export-subst`
+    /// one and a CRLF file under `eol=crlf` all reach the archive as committed.
+    #[test]
+    fn archive_holds_the_tree_as_committed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let work = tmp.path().join("repos").join("acme__tree");
+        std::fs::create_dir_all(work.join("types")).unwrap();
+        run(&work, &["init", "-q", "-b", "main"]);
+        std::fs::write(work.join(".gitignore"), "types/\n").unwrap();
+        std::fs::write(work.join("types/index.d.ts"), "export {};\n").unwrap();
+        std::fs::write(work.join(".gitattributes"), "tests export-ignore\nv.txt export-subst\n*.bat eol=crlf\n")
+            .unwrap();
+        std::fs::write(work.join("tests"), "kept\n").unwrap();
+        std::fs::write(work.join("v.txt"), "$Format:%H$\n").unwrap();
+        std::fs::write(work.join("run.bat"), "echo 1\n").unwrap();
+        run(&work, &["add", "-A", "-f"]);
+        run(&work, &["commit", "-qm", "one"]);
+        let commit = head(&work);
+
+        let store = RepoStore::new(vec![tmp.path().join("repos")], tmp.path().join("cache"), false);
+        let files = tar_files(&store.archive("acme/tree", &commit).unwrap());
+        let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(names, [".gitattributes", ".gitignore", "run.bat", "tests", "types/index.d.ts", "v.txt"]);
+        assert_eq!(files[5].1, b"$Format:%H$\n");
+        assert_eq!(files[2].1, b"echo 1\n");
+        // The user's repository was not written to.
+        assert!(!work.join(".git/info/attributes").exists());
+
+        let listing = store.tree_listing("acme/tree", &commit).unwrap();
+        let entries: Vec<String> = listing
+            .split(|&b| b == 0)
+            .filter(|e| !e.is_empty())
+            .map(|e| String::from_utf8_lossy(e).into_owned())
+            .collect();
+        assert_eq!(entries.len(), 6);
+        assert!(
+            entries.iter().any(|e| e.starts_with("100644 blob ") && e.ends_with("\ttypes/index.d.ts")),
+            "{entries:?}"
+        );
     }
 }

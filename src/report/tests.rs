@@ -21,6 +21,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         environment: format!("image-of-{id}"),
         apply: ApplyInfo { step: applied.then_some(ApplyStep::GitApply), strict: applied, lenient: applied },
         flags: Vec::new(),
+        suspicious: Vec::new(),
         exit_code: None,
         parse: None,
         tests: None,
@@ -28,6 +29,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         integrity: Vec::new(),
         cost: None,
         timing: Timing { wall_secs: 2.0, cpu_secs: Some(1.5) },
+        clock: Default::default(),
         image_bytes: Some(1_000_000),
         toolchains: Vec::new(),
         localization: None,
@@ -122,6 +124,33 @@ fn summary_counts_follow_swe_bench() {
     assert_eq!(json["resolve_rate"], serde_json::json!({"value": 0.2, "numerator": 2, "denominator": 10}));
     let back: Summary = serde_json::from_value(json).unwrap();
     assert_eq!(back, s);
+}
+
+#[test]
+fn resolved_flagged_is_counted_apart_from_the_resolve_rate() {
+    let (total, mut reports) = sample();
+    reports[1].outcome = Outcome::ResolvedFlagged;
+    reports[1].suspicious.push(crate::grade::Suspicion {
+        name: "test_framework_import".into(),
+        path: "src/x.py".into(),
+        line: Some(1),
+        excerpt: "import _pytest".into(),
+    });
+    let s = summarize(&total, &reports, &BTreeMap::new());
+    assert_eq!(s.resolved_ids, ["a"]);
+    assert_eq!(s.resolved_flagged_ids, ["b"]);
+    assert_eq!(s.resolve_rate.to_string(), "10.0% (1/10)");
+    assert_eq!(s.completed_ids, ["a", "b", "c", "d"]);
+    assert_eq!(s.unresolved_ids, ["b", "c", "d"], "SWE-bench's fields never count it as resolved");
+    assert_eq!(s.outcomes[&Outcome::ResolvedFlagged], 1);
+    assert_eq!((s.by_language["java"].resolved, s.by_language["java"].resolved_flagged), (0, 1));
+    let table = render_table(&s);
+    assert!(table.lines().any(|l| l.split_whitespace().eq(["resolved_flagged", "1"])), "{table}");
+    assert!(table.contains("resolved but flagged  1: b (not in the resolve rate; review them)"), "{table}");
+    let json = serde_json::to_value(&reports[1]).unwrap();
+    assert_eq!(json["outcome"], "resolved_flagged");
+    assert_eq!(json["suspicious"][0]["name"], "test_framework_import");
+    assert_eq!(json["clock"], serde_json::json!({ "source": "real" }));
 }
 
 #[test]
@@ -228,6 +257,7 @@ fn outcome_names_and_resolution_mapping() {
         names,
         [
             "resolved_full",
+            "resolved_flagged",
             "resolved_partial",
             "unresolved",
             "patch_apply_failed",

@@ -8,6 +8,7 @@ use super::{execute, prepare, Context};
 use crate::dataset::repo::{GitSnapshot, RepoStore};
 use crate::dataset::{Instance, Prediction};
 use crate::grade::decide::{self, Expected};
+use crate::grade::{self, Guard, GuardKind, Suspicion};
 use crate::localize::{Candidate, InstanceLocalization, LocalizeItem, Localizer};
 use crate::report::{patch_sha256, ApplyInfo, InstanceReport, LogFiles, Outcome, Timing};
 
@@ -30,8 +31,10 @@ pub async fn evaluate_one(
     let sha = patch_sha256(&patch);
     let prepared = prepare(ctx, instance);
     let env_key = prepared.as_ref().map(|p| p.images.instance.tag.clone()).unwrap_or_default();
+    let clock = ctx.clock.for_instance(instance).unwrap_or_default();
     if let Ok(previous) = InstanceReport::read(&report_path) {
-        if previous.patch_sha256 == sha && previous.environment == env_key && reusable(previous.outcome) {
+        let same = previous.patch_sha256 == sha && previous.environment == env_key && previous.clock == clock;
+        if same && reusable(previous.outcome) {
             return previous;
         }
     }
@@ -39,6 +42,7 @@ pub async fn evaluate_one(
     let _ = std::fs::write(dir.join("patch.diff"), &patch);
 
     let mut report = blank_report(instance, prediction);
+    report.clock = clock;
     report.language = prepared.as_ref().map(|p| p.entry.language.clone()).unwrap_or_else(|_| "unknown".into());
     report.environment = env_key;
     // Reading the snapshot runs git: keep it off the async workers' toes.
@@ -64,6 +68,7 @@ pub async fn evaluate_one(
             touched.join(", ")
         ));
     }
+    flag_suspicious(&mut report, grade::suspicious::scan(&patch, &touched));
 
     if let Some(warning) =
         super::script::no_test_argument_warning(&prepared.entry, &prepared.language, &instance.test_patch)
@@ -71,9 +76,52 @@ pub async fn evaluate_one(
         report.flags.push(warning);
     }
     let raw = execute(ctx, &prepared, instance, Some(&patch), dir).await;
-    let decided = decide::evaluation(expected(instance), &raw, &ctx.rules);
+    flag_guards(&mut report, &raw.guards);
+    let decided = decide::flagged(decide::evaluation(expected(instance), &raw, &ctx.rules), &report.suspicious);
     report.record(raw, decided);
     finish(report, &report_path)
+}
+
+/// Records the detector's suspicions, with one flag that names them.
+fn flag_suspicious(report: &mut InstanceReport, found: Vec<Suspicion>) {
+    if found.is_empty() {
+        return;
+    }
+    const SHOWN: usize = 5;
+    let mut text: Vec<String> = found.iter().take(SHOWN).map(|s| s.to_string()).collect();
+    if found.len() > SHOWN {
+        text.push(format!("and {} more", found.len() - SHOWN));
+    }
+    report.flags.push(format!("the patch's code reaches into the test framework: {}", text.join("; ")));
+    report.suspicious.extend(found);
+}
+
+/// Records what the eval script did to keep the candidate away from the runner: resets and
+/// kept files are flags; a configuration that could not be reset is also a suspicion
+/// (`runner_config_not_reset`).
+fn flag_guards(report: &mut InstanceReport, guards: &[Guard]) {
+    for guard in guards {
+        match guard.kind {
+            GuardKind::ConfigReset => report
+                .flags
+                .push(format!("the patch changes the test runner's configuration in {}: {}", guard.path, guard.detail)),
+            GuardKind::ConfigFallback => {
+                report.flags.push(format!(
+                    "the patch changes the test runner's configuration in {}: {}",
+                    guard.path, guard.detail
+                ));
+                report.suspicious.push(Suspicion {
+                    name: "runner_config_not_reset".into(),
+                    path: guard.path.clone(),
+                    line: None,
+                    excerpt: guard.detail.clone(),
+                });
+            }
+            GuardKind::Kept => {
+                report.flags.push(format!("the patch edits {}, which git does not track: {}", guard.path, guard.detail))
+            }
+        }
+    }
 }
 
 /// The candidate's localization scores against the gold patch, computed on the host from the
@@ -121,6 +169,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         environment: String::new(),
         apply: ApplyInfo::default(),
         flags: Vec::new(),
+        suspicious: Vec::new(),
         exit_code: None,
         parse: None,
         tests: None,
@@ -128,6 +177,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         integrity: Vec::new(),
         cost: prediction.cost.clone(),
         timing: Timing::default(),
+        clock: Default::default(),
         image_bytes: None,
         toolchains: Vec::new(),
         localization: None,
