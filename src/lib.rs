@@ -1,7 +1,8 @@
 //! verdict: decides, by running them, whether code changes really resolve GitHub issues.
 //!
 //! The modules follow the pipeline: [`dataset`] → [`images`] → [`run`] → [`parse`] → [`grade`]
-//! → [`report`], with [`localize`] beside it. [`engine`] owns the Docker connection and the
+//! → [`report`], with [`localize`] beside it. [`patch`], on the ground floor, is the one patch
+//! model they all read patches through. [`engine`] owns the Docker connection and the
 //! cleanup of verdict's containers; [`cli`] the command line.
 
 pub mod cli;
@@ -11,5 +12,6 @@ pub mod grade;
 pub mod images;
 pub mod localize;
 pub mod parse;
+pub mod patch;
 pub mod report;
 pub mod run;

@@ -89,7 +89,7 @@ impl InstanceFacts {
 
 /// The files a unified diff touches (post-image paths; pre-image paths for deletions).
 pub fn patch_files(patch: &str) -> BTreeSet<String> {
-    crate::dataset::patch::changed_files(patch).iter().map(|c| c.path().to_string()).collect()
+    crate::patch::changed_files(patch).iter().map(|c| c.path().to_string()).collect()
 }
 
 /// Images in an issue: a markdown or HTML image, a link to an image file or to GitHub's

@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-use crate::dataset::patch::changed_files;
 use crate::dataset::spec::{LanguageSpec, SpecEntry, TestArgs};
 use crate::images::shell_quote;
+use crate::patch::changed_files;
 
 /// Where inputs are copied in the container.
 pub const IN_DIR: &str = "/verdict/in";

@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::localize::patch::parse_patch;
 use crate::localize::sections::apply_strictly;
 use crate::localize::{locate, FileNote, MemorySnapshot, PatchLocations, SnapshotCache};
+use crate::patch::Patch;
 
 fn case_dir(case: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/localize").join(case)
@@ -86,8 +86,7 @@ fn patches_apply_to_exactly_the_after_tree() {
     ] {
         let (snapshot, patch) = load(case);
         let after = read_tree(&case_dir(case).join("after"));
-        let sections = parse_patch(&patch).unwrap_or_else(|e| panic!("{case}: {e}"));
-        let files = apply_strictly(&sections, &snapshot, &mut SnapshotCache::default())
+        let files = apply_strictly(&Patch::parse(&patch), &snapshot, &mut SnapshotCache::default())
             .unwrap_or_else(|e| panic!("{case}: {e}"));
         for file in files {
             match &file.contents {
