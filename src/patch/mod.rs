@@ -138,9 +138,10 @@ struct Section {
     start: usize,
     /// GNU patch strips the CRs of this section's lines (its first hunk header ends in CRLF).
     strip_cr: bool,
-    /// Its `---`/`+++` lines are indented: a header to GNU patch, which skips leading blanks,
-    /// and text to `git apply`, for which the hunks below have no header.
-    indented: bool,
+    /// A header only GNU patch reads as one: indented `---`/`+++` lines (it skips leading
+    /// blanks), or a `+++` line without its `---`. To `git apply` it is text, and the hunks
+    /// below it have no header.
+    gnu_only: bool,
     hunks: Vec<RawHunk>,
     /// Why the header cannot be read (0-based line, reason).
     header_error: Option<(usize, String)>,
@@ -197,7 +198,7 @@ impl<'p> Patch<'p> {
     /// program refuses the patch.
     pub fn read(&self, dialect: Dialect) -> Result<Vec<FileSection<'_>>, PatchError> {
         if dialect == Dialect::Git {
-            let headless = self.sections.iter().filter(|s| s.indented).filter_map(|s| s.hunks.first());
+            let headless = self.sections.iter().filter(|s| s.gnu_only).filter_map(|s| s.hunks.first());
             if let Some(line) = self.orphans.iter().copied().chain(headless.map(|h| h.header)).min() {
                 return Err(PatchError::Parse {
                     line: line + 1,
@@ -210,7 +211,7 @@ impl<'p> Patch<'p> {
             }
         }
         let mut out = Vec::with_capacity(self.sections.len());
-        for section in self.sections.iter().filter(|s| dialect == Dialect::Gnu || !s.indented) {
+        for section in self.sections.iter().filter(|s| dialect == Dialect::Gnu || !s.gnu_only) {
             let path = section.new_path.clone().or_else(|| section.old_path.clone());
             if let Some((line, reason)) = &section.header_error {
                 return Err(PatchError::Parse { line: line + 1, reason: reason.clone(), path });
@@ -267,10 +268,16 @@ impl<'p> Patch<'p> {
                 // `git apply` takes `---`/`+++` for a header only when a hunk follows, and only
                 // unindented; GNU patch skips leading blanks.
                 i = self.plain_section(i);
+            } else if unindent(line).starts_with(b"+++ ")
+                && self.lines.get(i + 1).is_some_and(|l| l.starts_with(b"@@ -"))
+            {
+                // A `+++` line without its `---`: GNU patch takes the file from it.
+                i = self.plus_only_section(i);
             } else if line.starts_with(b"@@ -") && parse_header(chomp(line)).is_some() {
-                // A hunk outside any section: `git apply` refuses the patch, `patch` skips it.
+                // A hunk outside any section: `git apply` refuses the patch; GNU patch skips
+                // the line and reads on line by line, so its body is not consumed.
                 self.orphans.push(i);
-                i = self.hunks(i, None);
+                i += 1;
             } else {
                 // Text before, between or after sections (commit messages, blank lines, a
                 // format-patch signature) is ignored, as both programs ignore it.
@@ -291,7 +298,7 @@ impl<'p> Patch<'p> {
             mode_change: false,
             start,
             strip_cr: false,
-            indented: false,
+            gnu_only: false,
             hunks: Vec::new(),
             header_error: None,
         };
@@ -385,10 +392,32 @@ impl<'p> Patch<'p> {
         }
         let index = self.sections.len();
         self.sections.push(section);
-        self.hunks(i, Some(index))
+        self.hunks(i, index)
     }
 
     /// A `---`/`+++` section without a git header, starting at line `start`.
+    /// A section whose header is a lone `+++` line at `start` (GNU patch only).
+    fn plus_only_section(&mut self, start: usize) -> usize {
+        let plus = text(unindent(self.lines[start]));
+        let (_, new) = strip_prefixes(None, header_path(&plus[4..]));
+        let header_error = new.is_none().then(|| (start, "the `+++` line names no file".to_string()));
+        let index = self.sections.len();
+        self.sections.push(Section {
+            kind: SectionKind::Modify,
+            old_path: new.clone(),
+            new_path: new,
+            git: false,
+            binary: false,
+            mode_change: false,
+            start,
+            strip_cr: false,
+            gnu_only: true,
+            hunks: Vec::new(),
+            header_error,
+        });
+        self.hunks(start + 1, index)
+    }
+
     fn plain_section(&mut self, start: usize) -> usize {
         let indented = [start, start + 1]
             .iter()
@@ -413,23 +442,21 @@ impl<'p> Patch<'p> {
             mode_change: false,
             start,
             strip_cr: false,
-            indented,
+            gnu_only: indented,
             hunks: Vec::new(),
             header_error,
         });
-        self.hunks(start + 2, Some(index))
+        self.hunks(start + 2, index)
     }
 
-    /// Reads consecutive hunks from line `i` into the section `index` (or none, for hunks
-    /// outside sections); returns the first line after them. Bodies are walked as GNU patch
+    /// Reads consecutive hunks from line `i` into the section `index`; returns the first line
+    /// after them. Bodies are walked as GNU patch
     /// reads them, the more lenient of the two programs, so that a body either program accepts
     /// is consumed whole.
-    fn hunks(&mut self, mut i: usize, index: Option<usize>) -> usize {
+    fn hunks(&mut self, mut i: usize, index: usize) -> usize {
         // GNU patch decides whether to strip CRs at a section's first hunk header.
-        let strip = index.is_some() && self.lines.get(i).is_some_and(|l| l.starts_with(b"@@ ") && l.ends_with(b"\r\n"));
-        if let Some(s) = index {
-            self.sections[s].strip_cr = strip;
-        }
+        let strip = self.lines.get(i).is_some_and(|l| l.starts_with(b"@@ ") && l.ends_with(b"\r\n"));
+        self.sections[index].strip_cr = strip;
         while let Some(&line) = self.lines.get(i) {
             if !line.starts_with(b"@@ ") {
                 break;
@@ -439,9 +466,7 @@ impl<'p> Patch<'p> {
                 Some((_, old_len, _, new_len)) => self.walk(i + 1, old_len, new_len, Dialect::Gnu, strip).next,
                 None => i + 1,
             };
-            if let Some(s) = index {
-                self.sections[s].hunks.push(RawHunk { header: i, ranges });
-            }
+            self.sections[index].hunks.push(RawHunk { header: i, ranges });
             i = next.max(i + 1);
         }
         i

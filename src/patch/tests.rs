@@ -219,10 +219,35 @@ fn unsafe_paths_and_empty_patches_are_errors_of_the_hunk_view() {
 #[test]
 fn an_indented_header_is_a_header_to_patch_only() {
     // The second file's `---` line is indented by a space. `git apply`: "patch fragment without
-    // header at line 8". `patch` skips the blank, finds `g.txt`, and patches both files.
+    // header at line 10". `patch` skips the blank, finds `g.txt`, and patches both files.
     let patch = format!("{F}@@ -1,2 +1,2 @@\n a\n-b\n+B\n\n --- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-x\n+y\n");
     assert!(reason(read(&patch, Dialect::Git)).contains("a hunk without a file header"));
     let parsed = Patch::parse(&patch);
     let gnu = parsed.read(Dialect::Gnu).unwrap();
     assert_eq!(gnu.iter().map(FileSection::path).collect::<Vec<_>>(), ["f.txt", "g.txt"]);
+}
+
+#[test]
+fn a_plus_line_without_its_minus_line_is_a_header_to_patch_only() {
+    // The `---` line of the second file was eaten as the last context line of the first hunk.
+    // `git apply`: "patch fragment without header at line 9". `patch` takes the file from the
+    // `+++` line.
+    let patch = format!("{F}@@ -1,3 +1,3 @@\n a\n-b\n+B\n --- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-x\n+y\n");
+    assert!(reason(read(&patch, Dialect::Git)).contains("a hunk without a file header"));
+    let parsed = Patch::parse(&patch);
+    let gnu = parsed.read(Dialect::Gnu).unwrap();
+    assert_eq!(gnu.iter().map(FileSection::path).collect::<Vec<_>>(), ["f.txt", "g.txt"]);
+}
+
+#[test]
+fn the_body_of_a_hunk_without_a_header_is_read_on_line_by_line() {
+    // A hunk with no file header whose counts run into the next file's header. `patch` skips
+    // the `@@` line and finds `g.txt` below it, whose hunk is cut short: "unexpected end of
+    // file in patch".
+    let patch = format!(
+        "{F}@@ -1,2 +1,2 @@\n a\n-b\n+B\nxyz\n@@ -5,3 +5,3 @@\n e\n--- a/g.txt\n+++ b/g.txt\n@@ -1,6 +1,6 @@\n-x\n+y\n"
+    );
+    let parsed = Patch::parse(&patch);
+    assert_eq!(changed_files(&patch).len(), 2);
+    assert!(reason(parsed.read(Dialect::Gnu).map(|_| Vec::new())).contains("unexpected end of file"));
 }
