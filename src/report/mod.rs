@@ -167,7 +167,8 @@ pub struct InstanceReport {
     pub cost: Option<Cost>,
     pub timing: Timing,
     pub image_bytes: Option<u64>,
-    pub localization: Option<serde_json::Value>,
+    /// The candidate's localization scores against the gold patch.
+    pub localization: Option<crate::localize::InstanceLocalization>,
     pub logs: LogFiles,
 }
 

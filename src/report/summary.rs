@@ -181,7 +181,8 @@ pub struct Summary {
     pub by_patch_scope: BTreeMap<String, Breakdown>,
     /// `with_images` / `without_images` (instances with facts only).
     pub by_images: BTreeMap<String, Breakdown>,
-    pub localization: Option<serde_json::Value>,
+    /// The localization aggregate over the reports that carry scores.
+    pub localization: Option<crate::localize::LocalizationAggregate>,
     /// SWE-bench's summary schema version these fields follow.
     pub schema_version: u32,
 }
