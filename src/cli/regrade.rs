@@ -85,7 +85,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         any = true;
         reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
         let mut summary = report::summarize(&ids, &reports, &facts);
-        summary.localization = crate::run::evaluation::localization_summary(&reports);
+        summary.localization = crate::report::localization::aggregate(&reports);
         common::write_json(&model_dir.join("summary.json"), &summary)?;
         let model = model_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         println!("model: {model}\n{}", report::render_table(&summary));

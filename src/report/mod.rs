@@ -130,7 +130,8 @@ pub struct InstanceReport {
     /// The base image's toolchain: each tool's provider, requested and installed version.
     #[serde(default)]
     pub toolchains: Vec<ToolchainRecord>,
-    pub localization: Option<serde_json::Value>,
+    /// The candidate's localization scores against the gold patch.
+    pub localization: Option<crate::localize::InstanceLocalization>,
     pub logs: LogFiles,
     /// What the run did, as the decide stage read it (`verdict report` decides again from it).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -95,7 +95,7 @@ impl InstanceFacts {
 
 /// The files a unified diff touches (post-image paths; pre-image paths for deletions).
 pub fn patch_files(patch: &str) -> BTreeSet<String> {
-    crate::dataset::patch::changed_files(patch).iter().map(|c| c.path().to_string()).collect()
+    crate::patch::changed_files(patch).iter().map(|c| c.path().to_string()).collect()
 }
 
 /// Images in an issue: a markdown or HTML image, a link to an image file or to GitHub's
@@ -193,7 +193,8 @@ pub struct Summary {
     pub by_patch_scope: BTreeMap<String, Breakdown>,
     /// `with_images` / `without_images` (instances with facts only).
     pub by_images: BTreeMap<String, Breakdown>,
-    pub localization: Option<serde_json::Value>,
+    /// The localization aggregate over the reports that carry scores.
+    pub localization: Option<crate::localize::LocalizationAggregate>,
     /// SWE-bench's summary schema version these fields follow.
     pub schema_version: u32,
 }

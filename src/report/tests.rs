@@ -343,3 +343,44 @@ fn image_bytes_count_each_instance_image_once() {
     let s = summarize(&ids, &[a, b, c], &BTreeMap::new());
     assert_eq!(s.verdict_cost.image_bytes, 2_000_000, "a and b share one image");
 }
+
+#[test]
+fn localization_scores_are_typed_and_keep_their_json_shape() {
+    // The shape `report.json` has carried since localization scores were added, written before
+    // `applied_with` existed (it reads as `exact`).
+    let written = serde_json::json!({
+        "instance_id": "a",
+        "language": "python",
+        "gold": {"status": "located", "locations": {
+            "files": ["app/core.py"], "created_files": [], "classes": [], "added_classes": [],
+            "functions": ["app/core.py:helper"], "added_functions": []}},
+        "candidate": {"status": "not_applied", "error": "the patch does not apply to `app/core.py`: hunk 1"},
+        "scores": {"file": {"gold": 1, "predicted": 0, "correct": 0, "precision": 0.0, "recall": 0.0, "f1": 0.0,
+            "acc_at_1": 0.0, "acc_at_5": 0.0, "acc_at_10": 0.0, "hit_at_1": 0.0, "hit_at_5": 0.0, "hit_at_10": 0.0,
+            "recall_at_1": 0.0, "recall_at_5": 0.0, "recall_at_10": 0.0, "first_hit_rank": null, "reciprocal_rank": 0.0},
+            "class": null, "function": {"gold": 1, "predicted": 0, "correct": 0, "precision": 0.0, "recall": 0.0,
+            "f1": 0.0, "acc_at_1": 0.0, "acc_at_5": 0.0, "acc_at_10": 0.0, "hit_at_1": 0.0, "hit_at_5": 0.0,
+            "hit_at_10": 0.0, "recall_at_1": 0.0, "recall_at_5": 0.0, "recall_at_10": 0.0, "first_hit_rank": null, "reciprocal_rank": 0.0}}
+    });
+    let mut value = serde_json::to_value(report("a", Outcome::Unresolved, "python", "o/py")).unwrap();
+    value["localization"] = written.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    std::fs::write(&path, serde_json::to_vec(&value).unwrap()).unwrap();
+
+    let read = InstanceReport::read(&path).expect("an existing report reads");
+    let localization = read.localization.as_ref().expect("typed scores");
+    assert!(matches!(
+        &localization.gold,
+        crate::localize::GoldOutcome::Located { locations } if locations.applied_with == crate::localize::AppliedWith::Exact
+    ));
+    assert!(matches!(localization.candidate, crate::localize::CandidateOutcome::NotApplied { .. }));
+    let again = serde_json::to_value(&read).unwrap();
+    assert_eq!(again["localization"]["candidate"], written["candidate"]);
+    assert_eq!(again["localization"]["scores"], written["scores"]);
+    assert_eq!(again["localization"]["gold"]["locations"]["functions"], written["gold"]["locations"]["functions"]);
+
+    // The summary's aggregate is typed too and counts the candidate as not applied.
+    let aggregate = localization::aggregate(std::slice::from_ref(&read)).expect("aggregate");
+    assert_eq!((aggregate.valid, aggregate.candidates_not_applied), (1, 1));
+}

@@ -126,7 +126,7 @@ fn flag_guards(report: &mut InstanceReport, guards: &[Guard]) {
 
 /// The candidate's localization scores against the gold patch, computed on the host from the
 /// repository at the base commit (no container needed).
-fn localization(repos: &RepoStore, instance: &Instance, patch: &str, language: &str) -> Option<serde_json::Value> {
+fn localization(repos: &RepoStore, instance: &Instance, patch: &str, language: &str) -> Option<InstanceLocalization> {
     let snapshot = GitSnapshot { store: repos, repo: instance.repo.clone(), commit: instance.base_commit.clone() };
     let candidate = if patch.trim().is_empty() { Candidate::Missing } else { Candidate::Patch(patch.to_string()) };
     let item = LocalizeItem {
@@ -136,23 +136,13 @@ fn localization(repos: &RepoStore, instance: &Instance, patch: &str, language: &
         candidate,
         snapshot: Box::new(snapshot),
     };
-    serde_json::to_value(localizer().score(item)).ok()
+    Some(localizer().score(item))
 }
 
 /// A localizer that applies patches as leniently as the container's apply chain
 /// (`patch --fuzz=5`), so a candidate that applied there is localized here too.
 pub fn localizer() -> Localizer {
     Localizer::new().with_max_fuzz(5)
-}
-
-/// The localization aggregate of a run's reports (those that carry per-instance scores).
-pub fn localization_summary(reports: &[InstanceReport]) -> Option<serde_json::Value> {
-    let instances: Vec<InstanceLocalization> =
-        reports.iter().filter_map(|r| serde_json::from_value(r.localization.clone()?).ok()).collect();
-    if instances.is_empty() {
-        return None;
-    }
-    serde_json::to_value(crate::localize::summarize(&instances)).ok()
 }
 
 /// A report that says nothing yet: `infra_error` until something better is known.

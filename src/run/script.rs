@@ -16,10 +16,10 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 pub use crate::grade::facts::{Guard, GuardKind};
 
 use super::runner_config::{self, Action, ConfigPlan, Runner};
-use crate::dataset::patch::changed_files;
 use crate::dataset::spec::{LanguageSpec, SpecEntry, TestArgs};
 use crate::grade::{ApplyStep, ScriptFacts};
 use crate::images::shell_quote;
+use crate::patch::changed_files;
 
 /// Where inputs are copied in the container.
 pub const IN_DIR: &str = "/verdict/in";
