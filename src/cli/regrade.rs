@@ -140,6 +140,7 @@ fn regrade(
     raw.parsed = Some(parse::parse(entry.log_parser, &console, &structured).map_err(|e| e.to_string()));
     let decided = decide::flagged(decide::evaluation(expected(instance), &raw, rules), &report.suspicious);
     report.decided(decided);
+    report.rules = *rules;
     report.run = Some(raw);
 }
 

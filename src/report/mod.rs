@@ -126,6 +126,10 @@ pub struct InstanceReport {
     /// The clock the tests saw (`--clock`).
     #[serde(default)]
     pub clock: Clock,
+    /// The grading rules the outcome was decided under (`--xpass`). A rerun under other rules
+    /// does not reuse the report; `verdict report` regrades under the rules it is given.
+    #[serde(default)]
+    pub rules: crate::grade::Rules,
     pub image_bytes: Option<u64>,
     /// The base image's toolchain: each tool's provider, requested and installed version.
     #[serde(default)]

@@ -30,6 +30,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         cost: None,
         timing: Timing { wall_secs: 2.0, cpu_secs: Some(1.5) },
         clock: Default::default(),
+        rules: Default::default(),
         image_bytes: Some(1_000_000),
         toolchains: Vec::new(),
         localization: None,

@@ -18,6 +18,22 @@ fn reusable(outcome: Outcome) -> bool {
     !matches!(outcome, Outcome::BuildFailed | Outcome::InfraError)
 }
 
+/// Whether a finished report answers this evaluation again: same patch, environment, clock
+/// and grading rules, and an outcome worth keeping.
+fn still_holds(
+    previous: &InstanceReport,
+    sha: &str,
+    env_key: &str,
+    clock: &crate::run::clock::Clock,
+    rules: crate::grade::Rules,
+) -> bool {
+    previous.patch_sha256 == sha
+        && previous.environment == env_key
+        && previous.clock == *clock
+        && previous.rules == rules
+        && reusable(previous.outcome)
+}
+
 /// Evaluates one prediction and writes `dir/report.json`.
 pub async fn evaluate_one(
     ctx: &Context,
@@ -33,8 +49,7 @@ pub async fn evaluate_one(
     let env_key = prepared.as_ref().map(|p| p.images.instance.tag.clone()).unwrap_or_default();
     let clock = ctx.clock.for_instance(instance).unwrap_or_default();
     if let Ok(previous) = InstanceReport::read(&report_path) {
-        let same = previous.patch_sha256 == sha && previous.environment == env_key && previous.clock == clock;
-        if same && reusable(previous.outcome) {
+        if still_holds(&previous, &sha, &env_key, &clock, ctx.rules) {
             return previous;
         }
     }
@@ -43,6 +58,7 @@ pub async fn evaluate_one(
 
     let mut report = blank_report(instance, prediction);
     report.clock = clock;
+    report.rules = ctx.rules;
     report.language = prepared.as_ref().map(|p| p.entry.language.clone()).unwrap_or_else(|_| "unknown".into());
     report.environment = env_key;
     // Reading the snapshot runs git: keep it off the async workers' toes.
@@ -168,6 +184,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         cost: prediction.cost.clone(),
         timing: Timing::default(),
         clock: Default::default(),
+        rules: Default::default(),
         image_bytes: None,
         toolchains: Vec::new(),
         localization: None,
@@ -194,4 +211,41 @@ fn finish(report: InstanceReport, path: &Path) -> InstanceReport {
         tracing::error!("{e}");
     }
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::{Rules, XpassRule};
+
+    fn finished(outcome: Outcome) -> InstanceReport {
+        let instance: Instance = serde_json::from_value(serde_json::json!({
+            "instance_id": "o__r-1", "repo": "o/r", "base_commit": "abc", "patch": "", "test_patch": ""
+        }))
+        .unwrap();
+        let prediction =
+            Prediction { instance_id: "o__r-1".into(), model_name_or_path: "m".into(), model_patch: None, cost: None };
+        let mut report = blank_report(&instance, &prediction);
+        report.outcome = outcome;
+        report.patch_sha256 = "p".into();
+        report.environment = "e".into();
+        report
+    }
+
+    #[test]
+    fn a_report_is_reused_only_under_the_same_patch_environment_clock_and_rules() {
+        let report = finished(Outcome::ResolvedFull);
+        let rules = Rules::default();
+        let clock = &report.clock.clone();
+        assert!(still_holds(&report, "p", "e", clock, rules));
+        assert!(!still_holds(&report, "q", "e", clock, rules), "another patch");
+        assert!(!still_holds(&report, "p", "f", clock, rules), "another environment");
+        assert!(!still_holds(&report, "p", "e", clock, Rules { xpass: XpassRule::Fail }), "other --xpass rules");
+        assert!(!still_holds(&finished(Outcome::BuildFailed), "p", "e", clock, rules), "a failed build is retried");
+        // A report written before rules were recorded was graded under the default rules.
+        let mut json = serde_json::to_value(&report).unwrap();
+        json.as_object_mut().unwrap().remove("rules");
+        let old: InstanceReport = serde_json::from_value(json).unwrap();
+        assert!(still_holds(&old, "p", "e", clock, rules));
+    }
 }
