@@ -152,13 +152,7 @@ fn localization(repos: &RepoStore, instance: &Instance, patch: &str, language: &
         candidate,
         snapshot: Box::new(snapshot),
     };
-    Some(localizer().score(item))
-}
-
-/// A localizer that applies patches as leniently as the container's apply chain
-/// (`patch --fuzz=5`), so a candidate that applied there is localized here too.
-pub fn localizer() -> Localizer {
-    Localizer::new().with_max_fuzz(5)
+    Some(Localizer::like_the_container().score(item))
 }
 
 /// A report that says nothing yet: `infra_error` until something better is known.
