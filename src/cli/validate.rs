@@ -175,5 +175,6 @@ fn empty_run(note: String) -> ParsedTests {
         source: ResultSource::Console,
         disagreements: Vec::new(),
         notes: vec![note],
+        nesting: Default::default(),
     }
 }

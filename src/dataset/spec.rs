@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::parse::ParserKind;
+use crate::parse::{RunnerId, TestArgs};
 
 /// One spec file: a repository and its per-version entries.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -40,13 +40,15 @@ pub struct SpecEntry {
     /// The test command, run in `/testbed`. `$VERDICT_OUT` is the folder verdict collects
     /// structured reports from; the command should write its report there.
     pub test_cmd: String,
-    /// How the files of the test patch become arguments of the test command.
+    /// How the files of the test patch become arguments of the test command: `files`, `none`,
+    /// or a runner's own mapping (`jest`, `maven`, …; see [`TestArgs`]).
     #[serde(default)]
     pub test_args: TestArgs,
-    /// Which log parser reads the output.
-    pub log_parser: ParserKind,
+    /// Which runner reads the output (a name of the runner table, `crate::parse::RUNNERS`).
+    pub log_parser: RunnerId,
     /// Globs (relative to `/testbed`) of reports to copy into `$VERDICT_OUT` after the test
-    /// command, for runners that write them where they please (surefire).
+    /// command, for runners that write them where they please. Empty: the runner's own
+    /// (surefire's `**/target/surefire-reports/TEST-*.xml`).
     #[serde(default)]
     pub collect: Vec<String>,
     /// Extra environment for the install and test commands.
@@ -60,23 +62,6 @@ pub struct SpecEntry {
     /// Default test timeout in seconds for this entry (the `--timeout` flag wins).
     #[serde(default)]
     pub timeout: Option<u64>,
-}
-
-/// How test-patch files become test command arguments.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TestArgs {
-    /// Each file of the test patch that matches the language's `test_arg_files` globs, as a path.
-    #[default]
-    Files,
-    /// Like `files`, with jest snapshots (`__snapshots__/x.test.js.snap`) mapped to their
-    /// spec file (`x.test.js`).
-    Jest,
-    /// `-Dtest=com.x.FooTest,...` from `src/test/java` paths, plus `-pl module,...` when the
-    /// files sit in modules of a multi-module build.
-    Maven,
-    /// No arguments: the command runs the whole suite.
-    None,
 }
 
 /// Per-language defaults: `harness/languages/<language>.toml`.

@@ -1,7 +1,7 @@
 //! Layer planning: tags are hashes of inputs, and a change rebuilds only the layers below it.
 
 use super::*;
-use crate::parse::ParserKind;
+use crate::parse::RunnerId;
 
 fn planner(dir: &Path, certs: Vec<(String, Vec<u8>)>) -> Planner {
     std::fs::write(dir.join("python.Dockerfile"), "FROM {{os_image}}\nRUN apt-get install -y {{apt}}\n").unwrap();
@@ -26,7 +26,7 @@ fn entry() -> SpecEntry {
         install: vec!["pip install -e .".into()],
         test_cmd: "pytest".into(),
         test_args: Default::default(),
-        log_parser: ParserKind::Pytest,
+        log_parser: RunnerId::named("pytest").unwrap(),
         collect: vec![],
         env: BTreeMap::new(),
         test_files: vec![],

@@ -166,7 +166,13 @@ pub(crate) fn combine(
                     disagreements.len()
                 ));
             }
-            Ok(ParsedTests { tests: map, source: ResultSource::Structured, disagreements, notes })
+            Ok(ParsedTests {
+                tests: map,
+                source: ResultSource::Structured,
+                disagreements,
+                notes,
+                nesting: Default::default(),
+            })
         }
         (structured, Read::Found(map, mut console_notes)) if !map.is_empty() => {
             let why = match structured {
@@ -175,7 +181,13 @@ pub(crate) fn combine(
             };
             let mut notes = vec![format!("read the console because {why}")];
             notes.append(&mut console_notes);
-            Ok(ParsedTests { tests: map, source: ResultSource::Console, disagreements: Vec::new(), notes })
+            Ok(ParsedTests {
+                tests: map,
+                source: ResultSource::Console,
+                disagreements: Vec::new(),
+                notes,
+                nesting: Default::default(),
+            })
         }
         (structured, console) => {
             let reason = |read: Read| match read {

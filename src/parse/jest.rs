@@ -26,9 +26,52 @@ use serde::Deserialize;
 
 use super::ansi::strip_ansi;
 use super::combine::{combine, Read, Repeats, TestMap};
+use super::runner::{Nesting, ReportSource, Runner, TestFiles};
 use super::{
     has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus,
 };
+
+/// The jest runner: `test_args = "jest"` passes the test patch's runnable files as paths and maps
+/// a snapshot (`__snapshots__/x.test.js.snap`) to its spec file (`x.test.js`); `--json
+/// --outputFile` writes the report into `$VERDICT_OUT`; ids nest as `file > describe > … > title`.
+pub struct Jest;
+
+impl Runner for Jest {
+    fn name(&self) -> &'static str {
+        "jest"
+    }
+
+    fn arguments(&self, files: &TestFiles<'_>) -> Option<Vec<String>> {
+        let mut args = Vec::new();
+        for path in files.paths() {
+            if let Some(spec) = snapshot_spec_file(path) {
+                args.push(spec);
+            } else if files.is_runnable(path) {
+                args.push(path.clone());
+            }
+        }
+        Some(args)
+    }
+
+    fn report(&self) -> ReportSource {
+        ReportSource::OutDir
+    }
+
+    fn parse(&self, console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
+        parse(console, structured)
+    }
+
+    fn nesting(&self) -> Nesting {
+        Nesting { separators: &[(" > ", true)], class_separators: &[], dropped_prefixes: &[] }
+    }
+}
+
+/// `src/__snapshots__/x.test.js.snap` → `src/x.test.js`.
+fn snapshot_spec_file(path: &str) -> Option<String> {
+    let stem = path.strip_suffix(".snap")?;
+    let (dir, file) = stem.rsplit_once("__snapshots__/")?;
+    Some(format!("{dir}{file}"))
+}
 
 pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     let text = strip_ansi(console);

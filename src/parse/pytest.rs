@@ -31,7 +31,30 @@ use std::collections::HashMap;
 use super::ansi::strip_ansi;
 use super::combine::{combine, Read, Repeats, TestMap};
 use super::junit::{read_cases, Case, JunitError, Outcome};
+use super::runner::{Nesting, ReportSource, Runner};
 use super::{has_extension, relative_path, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus};
+
+/// The pytest runner: test files are passed as paths (`test_args = "files"`), the JUnit XML is
+/// written into `$VERDICT_OUT` by `--junitxml`, and ids nest as `path::Class::Inner::test`.
+pub struct Pytest;
+
+impl Runner for Pytest {
+    fn name(&self) -> &'static str {
+        "pytest"
+    }
+
+    fn report(&self) -> ReportSource {
+        ReportSource::OutDir
+    }
+
+    fn parse(&self, console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
+        parse(console, structured)
+    }
+
+    fn nesting(&self) -> Nesting {
+        Nesting { separators: &[("::", true)], class_separators: &[("::", true)], dropped_prefixes: &[] }
+    }
+}
 
 pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     let text = strip_ansi(console);

@@ -208,6 +208,7 @@ fn instance_report_round_trips_through_a_file() {
         source: ResultSource::Structured,
         disagreements: Vec::new(),
         notes: vec!["junit report".into()],
+        nesting: Default::default(),
     };
     let mut r = report("x", Outcome::ResolvedFull, "python", "o/r");
     r.grade = Some(grade(&["t::a".to_string()], &[], &parsed));
@@ -260,6 +261,7 @@ fn parsed(tests: &[(&str, TestStatus)]) -> ParsedTests {
         source: ResultSource::Console,
         disagreements: Vec::new(),
         notes: Vec::new(),
+        nesting: Default::default(),
     }
 }
 

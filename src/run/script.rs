@@ -12,8 +12,9 @@ use std::collections::BTreeMap;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::dataset::patch::changed_files;
-use crate::dataset::spec::{LanguageSpec, SpecEntry, TestArgs};
+use crate::dataset::spec::{LanguageSpec, SpecEntry};
 use crate::images::shell_quote;
+use crate::parse::{ReportSource, TestArgs, TestFiles};
 
 /// Where inputs are copied in the container.
 pub const IN_DIR: &str = "/verdict/in";
@@ -63,69 +64,40 @@ pub fn touched_test_files(patch: &str, globs: &[String], test_patch: &str) -> Ve
     touched
 }
 
-/// The test command's arguments from the files of the test patch.
+/// The test command's arguments from the files of the test patch, under the spec's
+/// `test_args` (the runners' own mappings live in their modules, `crate::parse::*`).
 pub fn test_arguments(kind: TestArgs, test_patch: &str, language: &LanguageSpec) -> Vec<String> {
     let set = glob_set(&language.test_arg_files);
     let live: Vec<String> = changed_files(test_patch).iter().filter_map(|c| c.new.clone()).collect();
-    let mut args: Vec<String> = Vec::new();
-    let mut push = |arg: String| {
-        if !args.contains(&arg) {
-            args.push(arg);
-        }
+    let runnable = |path: &str| set.is_match(path);
+    kind.arguments(&TestFiles::new(&live, &runnable))
+}
+
+/// The command the script runs under `timeout`: the spec's, with the runner's arguments, and
+/// the stream handling the runner's report source needs.
+fn test_command(entry: &SpecEntry, test_args: &[String]) -> String {
+    let runner = entry.log_parser;
+    let command = if test_args.is_empty() {
+        entry.test_cmd.clone()
+    } else {
+        runner.command(&entry.test_cmd, &quoted(test_args.iter().cloned()))
     };
-    match kind {
-        TestArgs::None => {}
-        TestArgs::Files => live.iter().filter(|p| set.is_match(p)).for_each(|p| push(p.clone())),
-        TestArgs::Jest => {
-            for path in &live {
-                if let Some(spec) = snapshot_spec_file(path) {
-                    push(spec);
-                } else if set.is_match(path) {
-                    push(path.clone());
-                }
-            }
+    match runner.report() {
+        // The report is stdout: keep a copy, and the command's exit code rather than tee's.
+        ReportSource::Stdout(name) => {
+            format!("set -o pipefail\n{{ {command}\n}} | tee -- \"$VERDICT_OUT\"/{}", shell_quote(name))
         }
-        TestArgs::Maven => return maven_arguments(&live),
+        ReportSource::Console => format!("{{ {command}\n}} 2>&1"),
+        ReportSource::OutDir | ReportSource::Collect(_) => command,
     }
-    args
 }
 
-/// `src/__snapshots__/x.test.js.snap` → `src/x.test.js`.
-fn snapshot_spec_file(path: &str) -> Option<String> {
-    let stem = path.strip_suffix(".snap")?;
-    let (dir, file) = stem.rsplit_once("__snapshots__/")?;
-    Some(format!("{dir}{file}"))
-}
-
-/// `-Dtest=com.x.FooTest,com.x.FooTest$*,...` for test classes under `src/test/java` (the
-/// `$*` pattern keeps their nested classes, which surefire would otherwise leave out), plus
-/// `-pl a,b` when they sit in modules of a multi-module build.
-fn maven_arguments(paths: &[String]) -> Vec<String> {
-    let mut classes: Vec<String> = Vec::new();
-    let mut modules: Vec<String> = Vec::new();
-    for path in paths {
-        let Some((module, class_path)) = path.split_once("src/test/java/") else { continue };
-        let Some(class_path) = class_path.strip_suffix(".java") else { continue };
-        let class = class_path.replace('/', ".");
-        for pattern in [class.clone(), format!("{class}$*")] {
-            if !classes.contains(&pattern) {
-                classes.push(pattern);
-            }
-        }
-        let module = module.trim_end_matches('/');
-        if !module.is_empty() && !modules.iter().any(|m| m == module) {
-            modules.push(module.to_string());
-        }
+/// The globs of reports to collect: the spec's, else the runner's own.
+fn collect_globs(entry: &SpecEntry) -> Vec<String> {
+    match entry.log_parser.report() {
+        ReportSource::Collect(globs) if entry.collect.is_empty() => globs.iter().map(|g| g.to_string()).collect(),
+        _ => entry.collect.clone(),
     }
-    let mut args = Vec::new();
-    if !classes.is_empty() {
-        args.push(format!("-Dtest={}", classes.join(",")));
-    }
-    if !modules.is_empty() {
-        args.push("-pl".into());
-        args.push(modules.join(","));
-    }
-    args
 }
 
 fn glob_set(globs: &[String]) -> GlobSet {
@@ -219,19 +191,16 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
     }
 
     // Reports left over from the image build must not pass for this run's.
+    let collect = collect_globs(input.entry);
     s.push_str("shopt -s globstar nullglob\n");
-    if !input.entry.collect.is_empty() {
-        s.push_str(&format!("rm -f -- {}\n", input.entry.collect.join(" ")));
+    if !collect.is_empty() {
+        s.push_str(&format!("rm -f -- {}\n", collect.join(" ")));
     }
-    let command = if test_args.is_empty() {
-        input.entry.test_cmd.clone()
-    } else {
-        format!("{} {}", input.entry.test_cmd, quoted(test_args.iter().cloned()))
-    };
+    let command = test_command(input.entry, &test_args);
     s.push_str("echo \"$M TESTS START\"\n");
     s.push_str(&format!("timeout -k 10 {} bash -c {}\n", input.timeout_secs, shell_quote(&command)));
     s.push_str("code=$?\necho\necho \"$M TESTS EXIT $code\"\n");
-    for pattern in &input.entry.collect {
+    for pattern in &collect {
         s.push_str(&format!(
             "for f in {pattern}; do mkdir -p \"$VERDICT_OUT/collected/$(dirname \"$f\")\"; cp -- \"$f\" \"$VERDICT_OUT/collected/$f\"; done\n"
         ));

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use verdict::parse::{parse, ParserKind, StructuredReport};
+use verdict::parse::{parse, RunnerId, StructuredReport};
 
 fn main() {
     let mb: usize = std::env::var("VERDICT_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(50);
@@ -24,11 +24,11 @@ fn main() {
         "{:<26} {:>8} {:>9} {:>10} {:>10} {:>9} {:>8}",
         "input", "MB", "tests", "parse ms", "base ms", "ratio", "MB/s"
     );
-    let cases: Vec<(&str, ParserKind, String, Vec<StructuredReport>)> = vec![
-        ("pytest console (-rA)", ParserKind::Pytest, pytest_console(target), vec![]),
-        ("jest --json", ParserKind::Jest, String::new(), vec![report("jest.json", jest_json(target))]),
-        ("mocha json", ParserKind::Mocha, String::new(), vec![report("mocha.json", mocha_json(target))]),
-        ("surefire TEST-*.xml", ParserKind::Maven, String::new(), surefire_xml(target)),
+    let cases: Vec<(&str, RunnerId, String, Vec<StructuredReport>)> = vec![
+        ("pytest console (-rA)", runner("pytest"), pytest_console(target), vec![]),
+        ("jest --json", runner("jest"), String::new(), vec![report("jest.json", jest_json(target))]),
+        ("mocha json", runner("mocha"), String::new(), vec![report("mocha.json", mocha_json(target))]),
+        ("surefire TEST-*.xml", runner("maven"), String::new(), surefire_xml(target)),
     ];
     let only = std::env::var("VERDICT_BENCH_ONLY").unwrap_or_default();
     for (name, kind, console, reports) in cases.iter().filter(|c| c.0.contains(only.as_str())) {
@@ -202,4 +202,8 @@ fn surefire_xml(target: usize) -> Vec<StructuredReport> {
         class += 1;
     }
     reports
+}
+
+fn runner(name: &str) -> RunnerId {
+    RunnerId::named(name).expect("a runner of the table")
 }

@@ -34,7 +34,7 @@ fn basic_expected() -> Vec<(String, TestStatus)> {
 
 #[test]
 fn json_report() {
-    let parsed = ok(ParserKind::Jest, &console("jest/basic/console.txt"), &reports("jest/basic", &["jest.json"]));
+    let parsed = ok(runner("jest"), &console("jest/basic/console.txt"), &reports("jest/basic", &["jest.json"]));
     assert_eq!(parsed.source, ResultSource::Structured);
     assert_eq!(statuses(&parsed), basic_expected());
     assert!(parsed.disagreements.is_empty(), "{:?}", parsed.disagreements);
@@ -52,10 +52,10 @@ fn verbose_console_gives_the_same_ids_as_the_json() {
     // console.log block printing `✓ fake passing line` is not a test.
     let text = console("jest/basic/console.txt");
     assert!(text.contains("✓ slow one (1208 ms)") && text.contains("✓ fake passing line"));
-    let parsed = ok(ParserKind::Jest, &text, &[]);
+    let parsed = ok(runner("jest"), &text, &[]);
     assert_eq!(parsed.source, ResultSource::Console);
     assert_eq!(statuses(&parsed), basic_expected());
-    let from_json = ok(ParserKind::Jest, "", &reports("jest/basic", &["jest.json"]));
+    let from_json = ok(runner("jest"), "", &reports("jest/basic", &["jest.json"]));
     assert_eq!(parsed.tests, from_json.tests);
 }
 
@@ -63,8 +63,8 @@ fn verbose_console_gives_the_same_ids_as_the_json() {
 fn ansi_colour_console_matches_its_json() {
     let text = console("jest/color/console.txt");
     assert!(text.contains("\x1b["));
-    let from_console = ok(ParserKind::Jest, &text, &[]);
-    let from_json = ok(ParserKind::Jest, &text, &reports("jest/color", &["jest.json"]));
+    let from_console = ok(runner("jest"), &text, &[]);
+    let from_json = ok(runner("jest"), &text, &reports("jest/color", &["jest.json"]));
     assert!(from_json.disagreements.is_empty());
     assert_eq!(from_console.tests, from_json.tests);
     assert_eq!(
@@ -93,14 +93,14 @@ fn a_file_run_twice_is_numbered() {
     let text = console(&format!("{dir}/console.txt"));
     // The console header carries the project's display name: `FAIL tokyo tz/tz.test.js`.
     assert!(text.contains("FAIL tokyo tz/tz.test.js"));
-    assert_eq!(statuses(&ok(ParserKind::Jest, &text, &reports(dir, &["jest.json"]))), want);
-    assert_eq!(statuses(&ok(ParserKind::Jest, &text, &[])), want);
+    assert_eq!(statuses(&ok(runner("jest"), &text, &reports(dir, &["jest.json"]))), want);
+    assert_eq!(statuses(&ok(runner("jest"), &text, &[])), want);
 }
 
 #[test]
 fn console_without_verbose_gives_files_and_failures() {
     let dir = "jest/plain";
-    let parsed = ok(ParserKind::Jest, &console(&format!("{dir}/console.txt")), &[]);
+    let parsed = ok(runner("jest"), &console(&format!("{dir}/console.txt")), &[]);
     assert_eq!(
         statuses(&parsed),
         expect(&[
@@ -113,7 +113,7 @@ fn console_without_verbose_gives_files_and_failures() {
         ])
     );
     // The JSON of that run has every test.
-    let full = ok(ParserKind::Jest, "", &reports(dir, &["jest.json"]));
+    let full = ok(runner("jest"), "", &reports(dir, &["jest.json"]));
     assert_eq!(full.tests.len(), 7);
 }
 
@@ -122,12 +122,12 @@ fn json_printed_to_the_console_and_mixed_reports() {
     let json = String::from_utf8(read("jest/basic/jest.json")).expect("utf-8");
     // `jest --json` without --outputFile: the document on stdout amid other output.
     let mixed = format!("  console.log\n    hello {{\"numFailedTestSuites\": 1}}\n{json}\nDone in 3s.\n");
-    let parsed = ok(ParserKind::Jest, &mixed, &[]);
+    let parsed = ok(runner("jest"), &mixed, &[]);
     assert_eq!(parsed.source, ResultSource::Structured);
     assert_eq!(statuses(&parsed), basic_expected());
     // The same text collected as a report.
     let report = [StructuredReport { name: "jest.json".into(), bytes: mixed.clone().into_bytes() }];
-    let parsed = ok(ParserKind::Jest, "", &report);
+    let parsed = ok(runner("jest"), "", &report);
     assert_eq!(statuses(&parsed), basic_expected());
     assert!(parsed.notes.iter().any(|n| n.contains("extracted")), "{:?}", parsed.notes);
 }
@@ -136,7 +136,7 @@ fn json_printed_to_the_console_and_mixed_reports() {
 fn truncated_json_falls_back_to_the_console() {
     let mut report = reports("jest/basic", &["jest.json"]);
     report[0].bytes.truncate(5000);
-    let parsed = ok(ParserKind::Jest, &console("jest/basic/console.txt"), &report);
+    let parsed = ok(runner("jest"), &console("jest/basic/console.txt"), &report);
     assert_eq!(parsed.source, ResultSource::Console);
     assert!(parsed.notes[0].contains("jest.json is truncated"), "{:?}", parsed.notes);
     assert_eq!(statuses(&parsed), basic_expected());
@@ -148,8 +148,8 @@ fn failure_recap_past_twenty_suites_is_not_reread() {
     let dir = "jest/many";
     let text = console(&format!("{dir}/console.txt"));
     assert!(text.contains("Summary of all failing tests"));
-    let from_console = ok(ParserKind::Jest, &text, &[]);
-    let from_json = ok(ParserKind::Jest, &text, &reports(dir, &["jest.json"]));
+    let from_console = ok(runner("jest"), &text, &[]);
+    let from_json = ok(runner("jest"), &text, &reports(dir, &["jest.json"]));
     assert_eq!(from_console.tests, from_json.tests);
     assert!(from_json.disagreements.is_empty());
     assert_eq!(from_json.tests.len(), 42);
@@ -162,6 +162,6 @@ fn failure_recap_past_twenty_suites_is_not_reread() {
 fn windows_marks() {
     // Some terminals print √ and × instead of ✓ and ✕: the same real log with those marks.
     let text = console("jest/basic/console.txt").replace('✓', "√").replace('✕', "×");
-    let parsed = ok(ParserKind::Jest, &text, &[]);
+    let parsed = ok(runner("jest"), &text, &[]);
     assert_eq!(statuses(&parsed), basic_expected());
 }
