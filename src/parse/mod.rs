@@ -44,6 +44,7 @@ runners! {
     jest::Jest,
     mocha::Mocha,
     maven::Maven,
+    go::GoTest,
 }
 
 /// The repository root inside the evaluation container. Absolute paths under it are made
