@@ -45,6 +45,7 @@ runners! {
     mocha::Mocha,
     maven::Maven,
     go::GoTest,
+    cargo::CargoTest,
 }
 
 /// The repository root inside the evaluation container. Absolute paths under it are made
