@@ -6,4 +6,6 @@ mod util;
 mod bad_input;
 mod demo;
 mod docker_input;
+mod engines;
+mod faults;
 mod validate;

@@ -62,7 +62,7 @@ fn validate_reproduces_the_demo_lists() {
         assert_eq!(got["problem_statement"], want["problem_statement"], "{id}");
         assert_eq!(got["base_commit"], want["base_commit"], "{id}");
     }
-    crate::demo::assert_no_containers_left();
+    assert_no_containers_left(&logs, &["stripped"]);
 }
 
 /// Ids naming a whole file or class rather than one test.

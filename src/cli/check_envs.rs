@@ -1,7 +1,6 @@
 //! `verdict check-envs`: do the environments still build, and does the gold patch still grade
 //! as the dataset says?
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
@@ -28,8 +27,8 @@ pub async fn run(args: CheckEnvsArgs) -> anyhow::Result<i32> {
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
     let run_id = common::run_id(args.run.run_id.as_deref(), &loaded);
-    let ctx = Arc::new(common::context(&loaded, &args.run, &run_id, args.no_cache).await?);
-    let docker = ctx.backend.docker().clone();
+    let opened = common::open(&loaded, &args.run, &run_id, args.no_cache).await?;
+    let ctx = opened.ctx.clone();
     let root = logs.join(run::safe_component(&run_id)).join("check_envs");
 
     let job_root = root.clone();
@@ -52,11 +51,10 @@ pub async fn run(args: CheckEnvsArgs) -> anyhow::Result<i32> {
         reason: Some(reason),
         timing: Timing::default(),
     };
-    let workers = common::workers(&args.run);
-    let Some(mut reports) =
-        common::run_all(&docker, loaded.instances.clone(), workers, "checking environments", check, lost).await
-    else {
-        return Ok(exit::INTERRUPTED);
+    let scheduler = &opened.scheduler;
+    let mut reports = match scheduler.run_all(loaded.instances.clone(), "checking environments", check, lost).await {
+        Ok(reports) => reports,
+        Err(stop) => return common::stopped(stop),
     };
     reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
     common::write_json(&root.join("summary.json"), &reports)?;

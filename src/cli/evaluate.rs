@@ -1,7 +1,6 @@
 //! `verdict evaluate`: score candidate patches.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::Args;
 
@@ -30,8 +29,8 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
     let loaded = common::load_dataset(&args.dataset, &logs)?;
     let predictions = load(&args, &loaded)?;
     let run_id = common::run_id(args.run.run_id.as_deref(), &loaded);
-    let ctx = Arc::new(common::context(&loaded, &args.run, &run_id, false).await?);
-    let docker = ctx.backend.docker().clone();
+    let opened = common::open(&loaded, &args.run, &run_id, false).await?;
+    let ctx = opened.ctx.clone();
     let jobs: Vec<(Instance, Prediction, PathBuf)> = predictions
         .into_iter()
         .map(|(instance, prediction)| {
@@ -50,9 +49,9 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
     let lost = |(instance, prediction, dir): &(Instance, Prediction, PathBuf), reason: String| {
         run::evaluation::infra_error_report(instance, prediction, dir, reason)
     };
-    let workers = common::workers(&args.run);
-    let Some(mut reports) = common::run_all(&docker, jobs, workers, "evaluating", evaluate, lost).await else {
-        return Ok(exit::INTERRUPTED);
+    let mut reports = match opened.scheduler.run_all(jobs, "evaluating", evaluate, lost).await {
+        Ok(reports) => reports,
+        Err(stop) => return common::stopped(stop),
     };
     reports.sort_by(|a, b| (&a.model, &a.instance_id).cmp(&(&b.model, &b.instance_id)));
 

@@ -36,11 +36,24 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
     let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
     let facts = super::common::facts(&loaded);
     let mut any = false;
+    let mut unreadable = 0;
     for model_dir in models.flatten().map(|e| e.path()).filter(|p| p.is_dir()) {
         let mut reports = Vec::new();
+        let mut broken = 0;
         for entry in std::fs::read_dir(&model_dir)?.flatten() {
             let path = entry.path().join("report.json");
-            let Ok(mut report) = InstanceReport::read(&path) else { continue };
+            // A folder without a report is an instance that never finished (a rerun does it).
+            if !path.exists() {
+                continue;
+            }
+            let mut report = match InstanceReport::read(&path) {
+                Ok(report) => report,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    broken += 1;
+                    continue;
+                }
+            };
             let Some(instance) = by_id.get(report.instance_id.as_str()) else {
                 eprintln!("warning: {} is not in {}; left out", report.instance_id, loaded.path.display());
                 continue;
@@ -50,6 +63,16 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
                 report.write(&path).map_err(|e| fail(exit::INTERNAL, e.to_string()))?;
             }
             reports.push(report);
+        }
+        if broken > 0 {
+            // A summary without these instances would undercount the run without saying so.
+            any = true;
+            unreadable += broken;
+            eprintln!(
+                "error: {broken} report(s) under {} cannot be read; its summary.json is left as it was",
+                model_dir.display()
+            );
+            continue;
         }
         if reports.is_empty() {
             continue;
@@ -65,6 +88,14 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
     }
     if !any {
         return Err(fail(exit::BAD_INPUT, format!("{} holds no instance reports to regrade", run_dir.display())));
+    }
+    if unreadable > 0 {
+        return Err(fail(
+            exit::BAD_INPUT,
+            format!(
+                "{unreadable} report(s) cannot be read (listed above); rerun the same --run-id to redo those instances (an unreadable report is redone), then run verdict report again"
+            ),
+        ));
     }
     Ok(exit::OK)
 }

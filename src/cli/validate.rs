@@ -1,7 +1,6 @@
 //! `verdict validate`: check new task instances and derive their test lists.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
@@ -37,8 +36,8 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
     let run_id = common::run_id(args.run.run_id.as_deref(), &loaded);
-    let ctx = Arc::new(common::context(&loaded, &args.run, &run_id, false).await?);
-    let docker = ctx.backend.docker().clone();
+    let opened = common::open(&loaded, &args.run, &run_id, false).await?;
+    let ctx = opened.ctx.clone();
     let root = logs.join(run::safe_component(&run_id)).join("validation");
 
     let repeat = args.repeat;
@@ -60,11 +59,9 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
         logs: Vec::new(),
         timing: Timing::default(),
     };
-    let workers = common::workers(&args.run);
-    let Some(mut reports) =
-        common::run_all(&docker, loaded.instances.clone(), workers, "validating", validate, lost).await
-    else {
-        return Ok(exit::INTERRUPTED);
+    let mut reports = match opened.scheduler.run_all(loaded.instances.clone(), "validating", validate, lost).await {
+        Ok(reports) => reports,
+        Err(stop) => return common::stopped(stop),
     };
     reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
 

@@ -53,6 +53,10 @@ impl Runner for Jest {
         Some(args)
     }
 
+    fn expects_runnable_files(&self) -> bool {
+        true
+    }
+
     fn report(&self) -> ReportSource {
         ReportSource::OutDir
     }

@@ -33,6 +33,12 @@ pub trait Runner: Sync {
         None
     }
 
+    /// Whether its mapping passes the test patch's runnable files, so that a test patch with
+    /// none of them deserves a warning (the command then ran without test files).
+    fn expects_runnable_files(&self) -> bool {
+        false
+    }
+
     /// The test command with its (shell-quoted) arguments added: appended by default.
     fn command(&self, test_cmd: &str, quoted_arguments: &str) -> String {
         format!("{test_cmd} {quoted_arguments}")

@@ -177,11 +177,12 @@ impl InstanceReport {
         self.outcome == Outcome::ResolvedFull
     }
 
-    /// Writes the report as pretty JSON.
+    /// Writes the report as pretty JSON, atomically (a killed process never leaves half a report).
     pub fn write(&self, path: &Path) -> Result<(), ReportError> {
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| ReportError::Write { path: path.to_path_buf(), source: std::io::Error::other(e) })?;
-        std::fs::write(path, text + "\n").map_err(|source| ReportError::Write { path: path.to_path_buf(), source })
+        crate::atomic::write(path, (text + "\n").as_bytes())
+            .map_err(|source| ReportError::Write { path: path.to_path_buf(), source })
     }
 
     /// Reads a report written by [`InstanceReport::write`].

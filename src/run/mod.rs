@@ -1,12 +1,23 @@
-//! Running one evaluation: build (or reuse) the instance's images, render the eval script, run
-//! it through the execution backend, save everything it produced, and parse the test output.
+//! Running evaluations. One evaluation ([`execute`]): build (or reuse) the instance's images,
+//! render the eval script, run it through the execution backend, save everything it produced,
+//! and parse the test output. The result is a [`RunRecord`]: what happened, in terms a grader
+//! can use.
 //!
-//! The result is a [`RunRecord`]: what happened, in terms a grader can use. Deciding the
-//! outcome from it is the caller's job (evaluate, validate and check-envs decide differently).
+//! Around it: [`session`] opens a run (its folder, lock, signals, backend, and the sweep of
+//! what an earlier process of it left), [`scheduler`] runs its jobs `-j` at a time, [`backend`]
+//! is the execution seam and [`docker`] its Docker engine implementation, [`output`] bounds
+//! what is kept of a job's console. The async runtime lives here too ([`block_on`]): the
+//! command line sees neither tokio nor bollard.
 
 pub mod backend;
+pub mod clean;
+pub mod docker;
 pub mod evaluation;
+pub mod output;
+pub mod scheduler;
 pub mod script;
+pub mod session;
+pub mod signals;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,11 +27,18 @@ use serde::Serialize;
 
 use crate::dataset::spec::{LanguageSpec, SpecEntry, SpecRegistry};
 use crate::dataset::Instance;
-use crate::images::build::{BuildFailure, Builder};
+use crate::images::build::{BuildFailure, Builder, ImageError};
 use crate::images::{merged_env, InstanceImages, Planner};
 use crate::parse::{self, ParsedTests};
-use backend::{DockerBackend, Job, Limits};
+use backend::{Backend, ExecError, Job, Limits};
+use output::OutputSpec;
 use script::ScriptInput;
+
+/// Runs `future` to its end on a fresh multi-threaded runtime.
+pub fn block_on<F: std::future::Future>(future: F) -> std::io::Result<F::Output> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    Ok(runtime.block_on(future))
+}
 
 /// Seconds added to the test timeout for applying patches and collecting reports, after which
 /// the container is killed.
@@ -30,13 +48,15 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 1800;
 
 /// Shared by every evaluation of a run.
 pub struct Context {
-    pub backend: DockerBackend,
+    pub backend: Arc<dyn Backend>,
     pub builder: Arc<Builder>,
     pub planner: Planner,
     pub specs: SpecRegistry,
     pub limits: Limits,
     /// `--timeout`, which wins over the spec's.
     pub timeout_override: Option<u64>,
+    /// Bytes of a job's console output kept (head and tail; see [`output`]).
+    pub max_output: usize,
     pub run_id: String,
 }
 
@@ -61,20 +81,20 @@ pub fn plan(specs: &SpecRegistry, planner: &Planner, instance: &Instance) -> Res
     Ok(Prepared { entry, language, images })
 }
 
-/// The spec entry of an instance (its inline `harness`, else by repository and version) and
-/// its language's defaults.
+/// The spec entry of an instance (its inline `harness` merged over the spec entry of its
+/// repository and version) and its language's defaults.
 pub fn resolve_spec(specs: &SpecRegistry, instance: &Instance) -> Result<(SpecEntry, LanguageSpec), String> {
-    let entry = match &instance.harness {
-        Some(inline) => inline.clone(),
-        None => specs.entry(&instance.repo, instance.version.as_deref()).cloned().ok_or_else(|| {
+    let entry = specs
+        .entry_with_inline(&instance.repo, instance.version.as_deref(), instance.harness.as_ref())
+        .map_err(|e| format!("instance {}: its harness spec is not usable: {e}", instance.instance_id))?
+        .ok_or_else(|| {
             format!(
                 "no harness spec for repository {} (version {}): add harness/specs/{}.toml, pass --specs DIR, or give the instance a `harness` field",
                 instance.repo,
                 instance.version.as_deref().unwrap_or("unset"),
                 instance.repo.replace('/', "__")
             )
-        })?,
-    };
+        })?;
     let language = specs.language(&entry.language).cloned().ok_or_else(|| {
         format!(
             "instance {}: unknown language {:?}; add harness/languages/{}.toml",
@@ -151,7 +171,9 @@ pub async fn execute(
 ) -> RunRecord {
     let built = match ctx.builder.ensure(&prepared.images).await {
         Ok(built) => built,
-        Err(failure) => return RunRecord::failed(RunStatus::BuildFailed { failure }),
+        Err(ImageError::Build(failure)) => return RunRecord::failed(RunStatus::BuildFailed { failure }),
+        // The engine, not the image, failed (it may be gone): never `build_failed`.
+        Err(ImageError::Engine(e)) => return RunRecord::failed(RunStatus::Crashed { reason: e.to_string() }),
     };
     let timeout_secs = ctx.timeout_override.or(prepared.entry.timeout).unwrap_or(DEFAULT_TIMEOUT_SECS);
     let nonce = format!("{:016x}{:016x}", rand::random::<u64>(), rand::random::<u64>());
@@ -185,23 +207,26 @@ pub async fn execute(
         inputs: rendered.inputs.clone(),
         limits: ctx.limits,
         deadline: Duration::from_secs(timeout_secs) + DEADLINE_GRACE,
-        run_id: ctx.run_id.clone(),
+        output: OutputSpec { path: out_dir.join("output.txt"), limit_bytes: ctx.max_output },
+        nonce: nonce.clone(),
     };
-    let output = match ctx.backend.run(&job).await {
+    let output = match ctx.backend.run(job).await {
         Ok(output) => output,
+        // The run is being stopped: this evaluation has no result, and the scheduler drops it.
+        Err(ExecError::Cancelled) => std::future::pending().await,
         Err(e) => {
             let mut record = RunRecord::failed(RunStatus::Crashed { reason: e.to_string() });
             record.files = files;
             return record;
         }
     };
-    let text = String::from_utf8_lossy(&output.output).into_owned();
-    save("output.txt", text.as_bytes());
-    let seen = script::read_output(&text, &nonce);
+    let seen = script::read_output(&output.output.text, &nonce);
     save("test_output.txt", seen.test_output.as_bytes());
     for report in &output.files {
         save(&format!("reports/{}", report.name), &report.bytes);
     }
+    // The backend streamed the console to output.txt.
+    files.push("output.txt".to_string());
 
     let mut record = RunRecord {
         status: RunStatus::Ran,
