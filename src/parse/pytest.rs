@@ -29,7 +29,7 @@
 use std::collections::HashMap;
 
 use super::ansi::strip_ansi;
-use super::combine::{combine, Read, Repeats, TestMap};
+use super::combine::{combine, FastSet, Read, Repeats, TestMap};
 use super::junit::{read_cases, Case, JunitError, Outcome};
 use super::runner::{Nesting, ReportSource, Runner};
 use super::{has_extension, relative_path, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus};
@@ -105,6 +105,7 @@ fn read_console(text: &str) -> Read {
     match summary_section(text) {
         Some(section) => {
             let mut located_skips = 0usize;
+            let mut named: FastSet<&str> = FastSet::default();
             for line in section.lines() {
                 if line.starts_with('=') {
                     break;
@@ -121,14 +122,32 @@ fn read_console(text: &str) -> Read {
                 }
                 let id = cut_id(rest);
                 if !id.is_empty() {
+                    named.insert(id);
                     map.insert(id.to_string(), result_for(id, status));
                 }
             }
             if located_skips > 0 {
-                notes.push(format!(
-                    "console: {located_skips} `SKIPPED [N] file:line` summary lines name no test id; \
-                     those skipped tests are absent from the console results"
-                ));
+                // `-v` progress lines name the skipped tests the summary gives only by location.
+                let mut recovered = 0usize;
+                for line in progress_section(text).lines() {
+                    if let Some((TestStatus::Skipped, id)) = verbose_line(line) {
+                        if named.insert(id) {
+                            recovered += 1;
+                            map.insert(id.to_string(), result_for(id, TestStatus::Skipped));
+                        }
+                    }
+                }
+                notes.push(if recovered == 0 {
+                    format!(
+                        "console: {located_skips} `SKIPPED [N] file:line` summary lines name no test id; \
+                         those skipped tests are absent from the console results"
+                    )
+                } else {
+                    format!(
+                        "console: {located_skips} `SKIPPED [N] file:line` summary lines name no test id; \
+                         {recovered} skipped tests were named by the `-v` progress lines instead"
+                    )
+                });
             }
         }
         None => {
@@ -150,6 +169,27 @@ fn read_console(text: &str) -> Read {
         return Read::Unusable("it shows no pytest result lines".to_string());
     }
     Read::found(map, notes, "console")
+}
+
+/// The per-test progress lines: from the `=== test session starts ===` line to the next
+/// `===` section (FAILURES, PASSES with what tests printed, the summary), or nothing.
+fn progress_section(text: &str) -> &str {
+    let Some(at) = text.find("test session starts") else {
+        return "";
+    };
+    let start = text[at..].find('\n').map_or(text.len(), |p| at + p + 1);
+    let rest = &text[start..];
+    let mut end = rest.len();
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        let trimmed = line.trim_end();
+        if trimmed.len() > 2 && trimmed.starts_with('=') && trimmed.ends_with('=') {
+            end = offset;
+            break;
+        }
+        offset += line.len();
+    }
+    &rest[..end]
 }
 
 /// The text after the last `=== short test summary info ===` line.

@@ -80,10 +80,47 @@ fn console_summary_fallback() {
     for run in ["basic", "color", "xdist", "verbose"] {
         let parsed = ok(runner("pytest"), &console(&format!("pytest/{run}/console.txt")), &[]);
         assert_eq!(parsed.source, ResultSource::Console, "{run}");
-        assert_eq!(statuses(&parsed), basic_console_expected(), "{run}");
+        // Without -v the summary's `SKIPPED [N] file:line` lines leave the skips unnamed; with
+        // -v (verbose, xdist) the progress lines name them.
+        let verbose = run == "verbose" || run == "xdist";
+        let want = if verbose { basic_expected() } else { basic_console_expected() };
+        assert_eq!(statuses(&parsed), want, "{run}");
         assert!(parsed.notes[0].contains("no JUnit XML report"), "{:?}", parsed.notes);
         assert!(parsed.notes.iter().any(|n| n.contains("3 `SKIPPED [N] file:line`")), "{:?}", parsed.notes);
+        let named = parsed.notes.iter().any(|n| n.contains("3 skipped tests were named by the `-v` progress lines"));
+        assert_eq!(named, verbose, "{run}: {:?}", parsed.notes);
     }
+}
+
+#[test]
+fn skips_named_only_by_progress_lines() {
+    // pytest 8.3.4 -rA -v: 46 parametrized skips with one reason are one `SKIPPED [46]` summary
+    // line; only the progress lines name them.
+    let dir = "pytest/skips_in_progress_only";
+    let text = console(&format!("{dir}/console.txt"));
+    assert!(text.contains("SKIPPED [46] tests/test_tz.py:6: needs the Windows registry"));
+    let parsed = ok(runner("pytest"), &text, &[]);
+    let skipped: Vec<&String> = parsed.tests.iter().filter(|(_, r)| r.status == Skipped).map(|(id, _)| id).collect();
+    assert_eq!(skipped.len(), 46);
+    assert!(parsed.tests.contains_key("tests/test_tz.py::test_windows_zone[45]"));
+    assert_eq!(parsed.tests["tests/test_tz.py::test_fails"].status, Failed);
+    assert_eq!(parsed.tests.len(), 50);
+    assert!(parsed.notes.iter().any(|n| n.contains("46 skipped tests were named")), "{:?}", parsed.notes);
+    // The JUnit XML of the same run agrees, test for test.
+    let from_xml = ok(runner("pytest"), &text, &reports(dir, &["junit.xml"]));
+    assert_eq!(statuses(&from_xml), statuses(&parsed));
+    assert!(from_xml.disagreements.is_empty());
+}
+
+#[test]
+fn progress_lines_printed_by_a_test_are_not_read_as_skips() {
+    // Lines after the progress section (what tests printed, in PASSES) name no skip.
+    let text = console("pytest/verbose/console.txt").replace(
+        "=========================== short test summary info",
+        "tests/test_basic.py::test_invented SKIPPED (fake)                          [ 99%]\n=========================== short test summary info",
+    );
+    let parsed = ok(runner("pytest"), &text, &[]);
+    assert!(!parsed.tests.contains_key("tests/test_basic.py::test_invented"));
 }
 
 #[test]
