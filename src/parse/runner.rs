@@ -29,6 +29,8 @@ pub trait Runner: Sync {
 
     /// The runner's own mapping from the test patch's files to test command arguments, used
     /// under `test_args = "<name>"`. `None` when it has none (`files` and `none` serve it).
+    /// Repeated arguments are dropped, so a flag and its value go in one argument
+    /// (`--test=api`, not `--test`, `api`).
     fn arguments(&self, _files: &TestFiles<'_>) -> Option<Vec<String>> {
         None
     }

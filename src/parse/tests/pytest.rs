@@ -214,3 +214,26 @@ fn ids_are_cut_bracket_aware() {
     assert_eq!(split_node_id("a/t.py::C::D::test[x::y]"), ("a/t.py", Some("a/t.py::C::D")));
     assert_eq!(split_node_id("a/t.py::test[C::x]"), ("a/t.py", None));
 }
+
+#[test]
+fn ids_cut_with_their_positions_split_as_node_ids_do() {
+    // The summary reader splits ids from the positions it found while cutting them; it must
+    // agree with split_node_id on every shape.
+    for rest in [
+        "t.py::test[a] - assert [1] == [2]",
+        "t.py::C::D::test[x::y] - boom",
+        "a/t.py::test[C::x]",
+        "t.py::C::test - AssertionError",
+        "t.py::test[[] - msg",
+        "t.py::test[a]]",
+        "tests/t.py - ImportError",
+        "tests/t.py",
+        "t.py::C::test",
+        "t.py::test[x y]",
+    ] {
+        let (id, path_end, params) = crate::parse::pytest::cut_id_at(rest);
+        let (file, class) = split_node_id(id);
+        let result = crate::parse::pytest::result_at(id, path_end, params, Passed);
+        assert_eq!((result.file.as_deref(), result.class.as_deref()), (Some(file), class), "{rest}");
+    }
+}

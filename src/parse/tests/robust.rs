@@ -23,6 +23,10 @@ fn samples() -> Vec<(RunnerId, String, Vec<StructuredReport>)> {
         (runner("mocha"), console("mocha/json_stdout/console.txt"), vec![]),
         (runner("maven"), console("maven/junit5_surefire3/console.txt"), surefire_reports("maven/junit5_surefire3")),
         (runner("maven"), console("maven/junit4_surefire2/console.txt"), surefire_reports("maven/junit4_surefire2")),
+        (runner("go"), console("go/edge-json/console.txt"), reports("go/edge-json", &["go-test.json"])),
+        (runner("go"), console("go/edge-verbose/console.txt"), vec![]),
+        (runner("cargo"), console("cargo/edge/console.txt"), vec![]),
+        (runner("cargo"), console("cargo/edge-nightly-json/console.txt"), vec![]),
     ]
 }
 
@@ -104,6 +108,17 @@ fn markup_shaped_garbage() {
         "é",
         "\u{0}",
         "\r",
+        "{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"T\"}",
+        "--- FAIL: T (0.00s)",
+        "FAIL\tp [build failed]",
+        "ok  \tp\t0.1s",
+        "     Running tests/a.rs (target/x)",
+        "running 2 tests",
+        "test a::b ... ok",
+        "---- a stdout ----",
+        "failures:",
+        "error: could not compile `c`",
+        "{ \"type\": \"test\", \"event\": \"failed\", \"name\": \"t\" }",
     ];
     for _ in 0..400 {
         let n = rng.random_range(0..60);
