@@ -5,7 +5,7 @@ use crate::util::*;
 /// What every demo instance must produce: (instance id, outcome, apply step, flagged, the
 /// level FAIL_TO_PASS is graded at). The apply step is checked where it says something
 /// (`patch_fuzz` must not pass for strict application).
-const EXPECTED: &[(&str, &str, Option<&str>, bool, &str)] = &[
+pub const EXPECTED: &[(&str, &str, Option<&str>, bool, &str)] = &[
     // Python / pytest
     ("verdict-demo__pycalc-1", "resolved_full", Some("git_apply"), false, "test"),
     ("verdict-demo__pycalc-2", "resolved_partial", Some("git_apply"), false, "test"),
@@ -53,6 +53,13 @@ const EXPECTED: &[(&str, &str, Option<&str>, bool, &str)] = &[
     ("verdict-demo__rustcalc-2", "unresolved", Some("git_apply"), false, "test"),
     ("verdict-demo__rustcalc-3", "patch_apply_failed", None, false, ""),
     ("verdict-demo__rustcalc-4", "unresolved", Some("git_apply"), false, "test"),
+    // Candidates that try to fool the grader (pytest, jest); see harness/demo/README.md
+    ("verdict-demo__guardpy-1", "unresolved", Some("git_apply"), false, "test"),
+    ("verdict-demo__guardpy-2", "unresolved", Some("git_apply"), true, "test"),
+    ("verdict-demo__guardpy-3", "resolved_flagged", Some("git_apply"), true, "test"),
+    ("verdict-demo__guardpy-4", "resolved_full", Some("git_apply"), false, "test"),
+    ("verdict-demo__guardjs-1", "unresolved", Some("git_apply"), true, "test"),
+    ("verdict-demo__guardjs-2", "resolved_flagged", Some("git_apply"), true, "test"),
 ];
 
 /// The table above, the fixtures' own `expected` notes and the generated dataset agree: every
@@ -99,7 +106,7 @@ fn demo_outcomes_from_real_containers() {
         let flags = report["flags"].as_array().map(|f| f.len()).unwrap_or(0);
         assert_eq!(flags > 0, *flagged, "{id} flags: {}", report["flags"]);
         assert!(dir.join("patch.diff").exists(), "{id}");
-        if ["resolved_full", "resolved_partial", "unresolved"].contains(outcome) {
+        if ["resolved_full", "resolved_flagged", "resolved_partial", "unresolved"].contains(outcome) {
             for file in ["eval.sh", "test_output.txt", "output.txt"] {
                 assert!(dir.join(file).exists(), "{id}: {file}");
             }

@@ -4,8 +4,14 @@
 mod util;
 
 mod bad_input;
+mod collect;
+mod decide;
 mod demo;
 mod docker_input;
 mod engines;
 mod faults;
+mod guard;
+mod specs;
+mod swarm;
+mod toolchains;
 mod validate;

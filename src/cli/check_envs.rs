@@ -6,11 +6,13 @@ use std::time::Instant;
 use clap::Args;
 
 use super::common;
+use super::error::Result;
 use super::{exit, DatasetArgs, RunArgs};
 use crate::dataset::Instance;
-use crate::grade;
-use crate::report::{drift_from_grade, CheckEnvReport, Outcome, Timing};
-use crate::run::{self, execute, prepare, Context, RunStatus};
+use crate::grade::decide;
+use crate::report::{CheckEnvReport, Outcome, Timing};
+use crate::run::evaluation::expected;
+use crate::run::{self, execute, prepare, Context};
 
 #[derive(Debug, Clone, Args)]
 pub struct CheckEnvsArgs {
@@ -23,7 +25,7 @@ pub struct CheckEnvsArgs {
     pub run: RunArgs,
 }
 
-pub async fn run(args: CheckEnvsArgs) -> anyhow::Result<i32> {
+pub async fn run(args: CheckEnvsArgs) -> Result<i32> {
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
     let run_id = common::run_id(args.run.run_id.as_deref(), &loaded);
@@ -49,6 +51,7 @@ pub async fn run(args: CheckEnvsArgs) -> anyhow::Result<i32> {
         outcome: None,
         drift: Vec::new(),
         reason: Some(reason),
+        integrity: Vec::new(),
         timing: Timing::default(),
     };
     let scheduler = &opened.scheduler;
@@ -90,6 +93,7 @@ async fn check_one(ctx: &Context, instance: &Instance, dir: &std::path::Path) ->
         outcome: None,
         drift: Vec::new(),
         reason: None,
+        integrity: Vec::new(),
         timing: Timing::default(),
     };
     let prepared = match prepare(ctx, instance) {
@@ -99,49 +103,14 @@ async fn check_one(ctx: &Context, instance: &Instance, dir: &std::path::Path) ->
             return report;
         }
     };
-    let record = execute(ctx, &prepared, instance, Some(&instance.patch), dir).await;
-    report.timing = Timing { wall_secs: started.elapsed().as_secs_f64(), cpu_secs: record.cpu_secs };
-    match record.status {
-        RunStatus::BuildFailed { failure } => {
-            report.build_log = failure.log.as_ref().map(|p| p.display().to_string());
-            report.reason = Some(failure.to_string());
-            report.outcome = Some(Outcome::BuildFailed);
-        }
-        RunStatus::ApplyFailed => {
-            report.builds = true;
-            report.outcome = Some(Outcome::PatchApplyFailed);
-            report.reason = Some("the gold patch no longer applies".into());
-        }
-        RunStatus::TestPatchFailed => {
-            report.builds = true;
-            report.outcome = Some(Outcome::InfraError);
-            report.reason = Some("the test patch no longer applies".into());
-        }
-        RunStatus::Timeout { secs } => {
-            report.builds = true;
-            report.outcome = Some(Outcome::Timeout);
-            report.reason = Some(format!("the gold run did not finish within {secs} s"));
-        }
-        RunStatus::Crashed { reason } => {
-            report.builds = true;
-            report.outcome = Some(Outcome::InfraError);
-            report.reason = Some(reason);
-        }
-        RunStatus::Ran => {
-            report.builds = true;
-            match record.parsed {
-                Some(Ok(parsed)) => {
-                    let graded = grade::grade(&instance.fail_to_pass, &instance.pass_to_pass, &parsed);
-                    report.outcome = Some(Outcome::from(graded.resolution));
-                    report.drift = drift_from_grade(&graded, &parsed);
-                }
-                Some(Err(reason)) => {
-                    report.outcome = Some(Outcome::InfraError);
-                    report.reason = Some(format!("the test output could not be read: {reason}"));
-                }
-                None => report.outcome = Some(Outcome::InfraError),
-            }
-        }
-    }
+    let raw = execute(ctx, &prepared, instance, Some(&instance.patch), dir).await;
+    report.timing = Timing { wall_secs: started.elapsed().as_secs_f64(), cpu_secs: raw.cpu_secs };
+    let decided = decide::check_env(expected(instance), &raw, &ctx.rules);
+    report.builds = decided.builds;
+    report.build_log = decided.build_log;
+    report.outcome = Some(decided.outcome);
+    report.drift = decided.drift;
+    report.reason = decided.reason;
+    report.integrity = decided.integrity;
     report
 }

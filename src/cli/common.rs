@@ -5,31 +5,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context as _;
-
-use super::{exit, DatasetArgs, ImageArgs, RunArgs};
+use super::error::{Error, Result};
+use super::{BackendKind, DatasetArgs, ImageArgs, RegistryUse, RunArgs};
 use crate::dataset::repo::RepoStore;
 use crate::dataset::spec::SpecRegistry;
 use crate::dataset::{load_instances, Instance};
 use crate::engine::Engine;
 use crate::images::build::Builder;
+use crate::images::toolchain::Availability;
 use crate::images::{host_certs, Planner};
 use crate::run::backend::limits;
 use crate::run::scheduler::{Scheduler, Stopped};
-use crate::run::session::{ensure_writable, Session};
+use crate::run::session::{ensure_writable, BackendChoice, Session};
 use crate::run::Context;
-
-/// An error with the exit code it should end the process with.
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
-pub struct Failure {
-    pub code: i32,
-    pub message: String,
-}
-
-pub fn fail(code: i32, message: impl Into<String>) -> anyhow::Error {
-    Failure { code, message: message.into() }.into()
-}
 
 /// verdict's own folder (harness/, dockerfiles/): `VERDICT_HOME`, else the source tree it was
 /// built from.
@@ -55,22 +43,19 @@ pub struct Loaded {
 }
 
 /// Loads the dataset (the demo when none is given), filtered by --instance-ids.
-pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> anyhow::Result<Loaded> {
+pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> Result<Loaded> {
     let is_demo = args.dataset.is_none();
     let path = args.dataset.clone().unwrap_or_else(|| demo_dir().join("dataset.jsonl"));
-    let mut instances = load_instances(&path).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
+    let mut instances = load_instances(&path)?;
     if !args.instance_ids.is_empty() {
         let unknown: Vec<&String> =
             args.instance_ids.iter().filter(|id| !instances.iter().any(|i| &&i.instance_id == id)).collect();
         if !unknown.is_empty() {
-            return Err(fail(
-                exit::BAD_INPUT,
-                format!(
-                    "--instance-ids names instances that {} does not have: {}",
-                    path.display(),
-                    unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-                ),
-            ));
+            return Err(Error::bad_input(format!(
+                "--instance-ids names instances that {} does not have: {}",
+                path.display(),
+                unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            )));
         }
         instances.retain(|i| args.instance_ids.contains(&i.instance_id));
     }
@@ -79,7 +64,7 @@ pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> anyhow::Result<Loaded> {
         repo_dirs.push(demo_dir().join("repos"));
     }
     let repos = Arc::new(RepoStore::new(repo_dirs, logs.join(".cache"), !args.no_clone));
-    let specs = SpecRegistry::load(&harness_dir(), &args.specs).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
+    let specs = SpecRegistry::load(&harness_dir(), &args.specs)?;
     Ok(Loaded { path, instances, is_demo, repos, specs })
 }
 
@@ -95,8 +80,8 @@ pub fn run_id(given: Option<&str>, loaded: &Loaded) -> String {
 }
 
 /// Connects to the engine.
-pub async fn connect() -> anyhow::Result<Engine> {
-    Engine::connect().await.map_err(|e| fail(exit::ENGINE, e.to_string()))
+pub async fn connect() -> Result<Engine> {
+    Ok(Engine::connect().await?)
 }
 
 /// The image builder for a run (its builds carry `labels`), after making sure the OS image
@@ -107,7 +92,7 @@ pub async fn builder(
     images: &ImageArgs,
     no_cache: bool,
     labels: std::collections::HashMap<String, String>,
-) -> anyhow::Result<(Arc<Builder>, Planner)> {
+) -> Result<(Arc<Builder>, Planner)> {
     let builder = Arc::new(Builder::new(
         engine.clone(),
         loaded.repos.clone(),
@@ -116,8 +101,18 @@ pub async fn builder(
         Duration::from_secs(images.build_timeout),
         labels,
     ));
-    builder.ensure_os_image(&images.os_image, &images.os_pull).await.map_err(|e| fail(exit::ENGINE, e.to_string()))?;
-    let planner = Planner::new(home().join("dockerfiles"), images.os_image.clone(), host_certs(&images.ca_certs));
+    builder.ensure_os_image(&images.os_image, &images.os_pull).await?;
+    // Official toolchain images are an option only when a registry answers; asked once, and
+    // only when some instance names a toolchain version.
+    let names_a_toolchain =
+        loaded.instances.iter().any(|i| loaded.specs.resolve(i).is_ok_and(|(entry, _)| !entry.toolchains().is_empty()));
+    let registry = match images.official_images {
+        RegistryUse::Yes => true,
+        RegistryUse::No => false,
+        RegistryUse::Auto => names_a_toolchain && builder.registry_answers(&images.os_pull).await,
+    };
+    let planner = Planner::new(home().join("dockerfiles"), images.os_image.clone(), host_certs(&images.ca_certs))
+        .with_toolchains(&loaded.specs, Availability { registry });
     Ok((builder, planner))
 }
 
@@ -131,14 +126,23 @@ pub struct Opened {
 
 /// Opens a run: checks the logs folder, connects, removes what an earlier process of the same
 /// run left, and makes the run's context.
-pub async fn open(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) -> anyhow::Result<Opened> {
+pub async fn open(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) -> Result<Opened> {
     let folder = run.images.logs.join(crate::run::safe_component(run_id));
-    ensure_writable(&run.images.logs).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
+    let choice = match (run.backend, &run.registry) {
+        (BackendKind::Docker, _) => BackendChoice::Docker,
+        (BackendKind::Swarm, Some(registry)) => {
+            BackendChoice::Swarm { registry: registry.clone(), reserve: run.swarm_reserve }
+        }
+        (BackendKind::Swarm, None) => {
+            return Err(Error::bad_input(
+                "--backend swarm needs --registry HOST:PORT (where the nodes pull images from)",
+            ))
+        }
+    };
+    ensure_writable(&run.images.logs)?;
+    run.clock.check(&loaded.instances).map_err(|e| Error::bad_input(format!("{}: {e}", loaded.path.display())))?;
     let engine = connect().await?;
-    let session = Session::open(engine.clone(), &folder, run_id).await.map_err(|e| {
-        let code = if e.is_engine() { exit::ENGINE } else { exit::BAD_INPUT };
-        fail(code, e.to_string())
-    })?;
+    let session = Session::open(engine.clone(), &folder, run_id, &choice).await?;
     let (builder, planner) = builder(&engine, loaded, &run.images, no_cache, session.scope.labels()).await?;
     let ctx = Context {
         backend: session.backend.clone(),
@@ -149,6 +153,8 @@ pub async fn open(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) 
         timeout_override: run.timeout,
         max_output: (run.max_output * 1024.0 * 1024.0) as usize,
         run_id: run_id.to_string(),
+        clock: run.clock,
+        rules: run.grading.rules(),
     };
     let scheduler = session.scheduler(workers(run), Duration::from_secs(run.engine_wait));
     Ok(Opened { ctx: Arc::new(ctx), scheduler, _session: session })
@@ -163,22 +169,20 @@ pub fn workers(run: &RunArgs) -> usize {
 }
 
 /// The exit of a run that stopped early: a signal's code, or the engine's with the reason.
-pub fn stopped(stop: Stopped) -> anyhow::Result<i32> {
+pub fn stopped(stop: Stopped) -> Result<i32> {
     match stop {
         Stopped::Signal(signal) => Ok(signal.exit_code()),
-        Stopped::EngineLost { .. } => Err(fail(
-            exit::ENGINE,
-            format!(
-                "{stop}\n  the finished instances' reports are kept; rerun the same --run-id once the engine answers"
-            ),
-        )),
+        Stopped::EngineLost { .. } => Err(Error::EngineLost(format!(
+            "{stop}\n  the finished instances' reports are kept; rerun the same --run-id once the engine answers"
+        ))),
     }
 }
 
 /// Writes JSON to a file atomically, creating its folder.
-pub fn write_json(path: &Path, value: &impl serde::Serialize) -> anyhow::Result<()> {
-    let text = serde_json::to_string_pretty(value)?;
-    crate::atomic::write(path, (text + "\n").as_bytes()).with_context(|| format!("cannot write {}", path.display()))
+pub fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::Internal(format!("cannot serialize {}: {e}", path.display())))?;
+    crate::atomic::write(path, (text + "\n").as_bytes()).map_err(|e| Error::io("write", path, e))
 }
 
 /// What the summary needs to know of every instance: repository, language (from its spec),
@@ -188,7 +192,7 @@ pub fn facts(loaded: &Loaded) -> std::collections::BTreeMap<String, crate::repor
         .instances
         .iter()
         .map(|i| {
-            let language = crate::run::resolve_spec(&loaded.specs, i).ok().map(|(entry, _)| entry.language);
+            let language = loaded.specs.resolve(i).ok().map(|(entry, _)| entry.language);
             (i.instance_id.clone(), crate::report::InstanceFacts::from_instance(i, language.as_deref()))
         })
         .collect()

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::common::{self, fail, Loaded};
+use super::common::{self, Loaded};
+use super::error::{Error, Result};
 use super::{exit, DatasetArgs, RunArgs};
 use crate::dataset::{gold_predictions, load_predictions, match_predictions, Instance, Prediction};
 use crate::report::{self, InstanceReport, Outcome};
@@ -23,7 +24,7 @@ pub struct EvaluateArgs {
     pub run: RunArgs,
 }
 
-pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
+pub async fn run(args: EvaluateArgs) -> Result<i32> {
     let started = std::time::Instant::now();
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
@@ -43,7 +44,9 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
         let (ctx, repos) = (ctx.clone(), repos.clone());
         async move {
             let report = run::evaluation::evaluate_one(&ctx, &repos, &instance, &prediction, &dir).await;
-            (format!("{:<40} {}", instance.instance_id, report.outcome), report)
+            let node = report.run.as_ref().and_then(|run| run.node.as_deref());
+            let on = node.map(|n| format!(" (on {n})")).unwrap_or_default();
+            (format!("{:<40} {}{on}", instance.instance_id, report.outcome), report)
         }
     };
     let lost = |(instance, prediction, dir): &(Instance, Prediction, PathBuf), reason: String| {
@@ -64,13 +67,13 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
         let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
         let facts = super::common::facts(&loaded);
         let mut summary = report::summarize(&ids, &reports, &facts);
-        summary.localization = crate::run::evaluation::localization_summary(&reports);
+        summary.localization = report::localization::aggregate(&reports);
         summary.verdict_cost.wall_secs = started.elapsed().as_secs_f64();
         let path = logs.join(run::safe_component(&run_id)).join(run::safe_component(&model)).join("summary.json");
         common::write_json(&path, &summary)?;
         println!("model: {model}\n{}", report::render_table(&summary));
-        if let Some(aggregate) = summary.localization.as_ref().and_then(|v| serde_json::from_value(v.clone()).ok()) {
-            println!("{}", report::render_localization(&aggregate));
+        if let Some(aggregate) = &summary.localization {
+            println!("{}", report::render_localization(aggregate));
         }
         println!("summary: {}", path.display());
         if reports.iter().any(|r| matches!(r.outcome, Outcome::BuildFailed | Outcome::InfraError)) {
@@ -80,18 +83,18 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
     Ok(code)
 }
 
-fn load(args: &EvaluateArgs, loaded: &Loaded) -> anyhow::Result<Vec<(Instance, Prediction)>> {
+fn load(args: &EvaluateArgs, loaded: &Loaded) -> Result<Vec<(Instance, Prediction)>> {
     let (predictions, path) = match args.predictions.as_deref() {
         Some("gold") => (gold_predictions(&loaded.instances), PathBuf::from("gold")),
         Some(file) => {
             let path = PathBuf::from(file);
-            (load_predictions(&path).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?, path)
+            (load_predictions(&path)?, path)
         }
         None if loaded.is_demo => {
             let path = common::demo_dir().join("predictions.jsonl");
-            (load_predictions(&path).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?, path)
+            (load_predictions(&path)?, path)
         }
-        None => return Err(fail(exit::BAD_INPUT, "--predictions FILE (or `gold`) is required with --dataset")),
+        None => return Err(Error::bad_input("--predictions FILE (or `gold`) is required with --dataset")),
     };
     // With --instance-ids the dataset was filtered; predictions for the others are left out
     // on purpose, not reported as unknown.
@@ -100,7 +103,6 @@ fn load(args: &EvaluateArgs, loaded: &Loaded) -> anyhow::Result<Vec<(Instance, P
     } else {
         predictions.into_iter().filter(|p| args.dataset.instance_ids.contains(&p.instance_id)).collect()
     };
-    let matched =
-        match_predictions(&loaded.instances, &predictions, &path).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
+    let matched = match_predictions(&loaded.instances, &predictions, &path)?;
     Ok(matched.pairs)
 }

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::common::{self, fail};
+use super::common;
+use super::error::{Error, Result};
 use super::{exit, DatasetArgs};
 use crate::dataset::repo::GitSnapshot;
 use crate::dataset::{gold_predictions, load_predictions, load_ranked, match_predictions};
@@ -33,19 +34,19 @@ pub struct LocalizeArgs {
     pub logs: PathBuf,
 }
 
-pub fn run(args: LocalizeArgs) -> anyhow::Result<i32> {
+pub fn run(args: LocalizeArgs) -> Result<i32> {
     let loaded = common::load_dataset(&args.dataset, &args.logs)?;
-    let bad = |e: crate::dataset::LoadError| fail(exit::BAD_INPUT, e.to_string());
     let mut candidates: Vec<(String, Candidate)> = Vec::new();
     if let Some(path) = &args.ranked {
-        for ranked in load_ranked(path).map_err(bad)? {
+        for ranked in load_ranked(path)? {
             let id = ranked.instance_id.clone().unwrap_or_default();
             if !loaded.instances.iter().any(|i| i.instance_id == id) {
                 if args.dataset.instance_ids.is_empty() {
-                    return Err(fail(
-                        exit::BAD_INPUT,
-                        format!("{}: instance {id} is not in {}", path.display(), loaded.path.display()),
-                    ));
+                    return Err(Error::bad_input(format!(
+                        "{}: instance {id} is not in {}",
+                        path.display(),
+                        loaded.path.display()
+                    )));
                 }
                 continue;
             }
@@ -54,12 +55,12 @@ pub fn run(args: LocalizeArgs) -> anyhow::Result<i32> {
     } else {
         let (predictions, path) = match args.predictions.as_deref() {
             Some("gold") => (gold_predictions(&loaded.instances), PathBuf::from("gold")),
-            Some(file) => (load_predictions(&PathBuf::from(file)).map_err(bad)?, PathBuf::from(file)),
+            Some(file) => (load_predictions(&PathBuf::from(file))?, PathBuf::from(file)),
             None if loaded.is_demo => {
                 let path = common::demo_dir().join("predictions.jsonl");
-                (load_predictions(&path).map_err(bad)?, path)
+                (load_predictions(&path)?, path)
             }
-            None => return Err(fail(exit::BAD_INPUT, "give --predictions FILE (or `gold`) or --ranked FILE")),
+            None => return Err(Error::bad_input("give --predictions FILE (or `gold`) or --ranked FILE")),
         };
         let predictions: Vec<_> = predictions
             .into_iter()
@@ -68,16 +69,13 @@ pub fn run(args: LocalizeArgs) -> anyhow::Result<i32> {
         let models: std::collections::BTreeSet<&str> =
             predictions.iter().map(|p| p.model_name_or_path.as_str()).collect();
         if models.len() > 1 {
-            return Err(fail(
-                exit::BAD_INPUT,
-                format!(
-                    "{} holds predictions of several models ({}); score one model at a time",
-                    path.display(),
-                    models.into_iter().collect::<Vec<_>>().join(", ")
-                ),
-            ));
+            return Err(Error::bad_input(format!(
+                "{} holds predictions of several models ({}); score one model at a time",
+                path.display(),
+                models.into_iter().collect::<Vec<_>>().join(", ")
+            )));
         }
-        let matched = match_predictions(&loaded.instances, &predictions, &path).map_err(bad)?;
+        let matched = match_predictions(&loaded.instances, &predictions, &path)?;
         for (instance, prediction) in matched.pairs {
             let patch = prediction.model_patch.unwrap_or_default();
             let candidate = if patch.trim().is_empty() { Candidate::Missing } else { Candidate::Patch(patch) };
@@ -91,7 +89,7 @@ pub fn run(args: LocalizeArgs) -> anyhow::Result<i32> {
             .position(|(id, _)| id == &instance.instance_id)
             .map(|at| candidates.swap_remove(at).1)
             .unwrap_or(Candidate::Missing);
-        let language = crate::run::resolve_spec(&loaded.specs, instance).ok().map(|(entry, _)| entry.language);
+        let language = loaded.specs.resolve(instance).ok().map(|(entry, _)| entry.language);
         LocalizeItem {
             instance_id: instance.instance_id.clone(),
             language,

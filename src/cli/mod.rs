@@ -4,7 +4,9 @@
 mod build;
 mod check_envs;
 mod clean;
+mod collect;
 mod common;
+pub mod error;
 mod evaluate;
 pub mod exit;
 mod localize;
@@ -40,6 +42,9 @@ pub enum Command {
     Report(regrade::ReportArgs),
     /// Localization scores from patches (or ranked location lists), with no Docker.
     Localize(localize::LocalizeArgs),
+    /// Build task instances from a local repository's PRs or commits: find each PR, split its
+    /// diff into gold and test patch, and write a dataset for `verdict validate`.
+    Collect(collect::CollectArgs),
     /// Remove the containers verdict owns (all of them, or one run's), by label.
     Clean(clean::CleanArgs),
 }
@@ -91,6 +96,11 @@ pub struct RunArgs {
     /// Process limit of an evaluation container.
     #[arg(long, default_value_t = 2048, value_name = "N", value_parser = positive::<i64>)]
     pub pids: i64,
+    /// The clock the tests see: `real`, `created_at` (each instance's), or a date
+    /// (`2019-11-28`, noon UTC; `2019-11-28T10:00:00Z`). A pinned clock starts at that instant
+    /// and runs on; use the same one for validate and evaluate.
+    #[arg(long, default_value = "real", value_name = "real|created_at|DATE")]
+    pub clock: crate::run::clock::ClockSetting,
     /// Output kept of one evaluation, in MiB: beyond it, the middle of the output is left out
     /// of output.txt and the console parse (with a note); structured reports are not affected.
     #[arg(long, default_value_t = crate::run::output::DEFAULT_LIMIT_MIB as f64, value_name = "MIB", value_parser = positive_f64)]
@@ -99,8 +109,45 @@ pub struct RunArgs {
     /// meanwhile) before the run stops.
     #[arg(long, default_value_t = 300, value_name = "SECS")]
     pub engine_wait: u64,
+    /// Where evaluations run: `docker`, containers on the engine at DOCKER_HOST; `swarm`,
+    /// Swarm services on the swarm whose manager DOCKER_HOST names (needs --registry).
+    #[arg(long, value_enum, default_value_t = BackendKind::Docker)]
+    pub backend: BackendKind,
+    /// The registry (HOST:PORT) instance images are pushed to for the swarm's nodes.
+    #[arg(long, value_name = "HOST:PORT", env = "VERDICT_REGISTRY")]
+    pub registry: Option<String>,
+    /// With --backend swarm: also reserve each job's memory and CPUs on its node. Only for
+    /// engines with the fix for moby/moby#52652 (older ones count finished jobs' reservations
+    /// forever and end up refusing every job).
+    #[arg(long)]
+    pub swarm_reserve: bool,
+    #[command(flatten)]
+    pub grading: GradeArgs,
     #[command(flatten)]
     pub images: ImageArgs,
+}
+
+/// Where evaluations run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendKind {
+    Docker,
+    Swarm,
+}
+
+/// How runs are graded.
+#[derive(Debug, Clone, Args)]
+pub struct GradeArgs {
+    /// How an XPASS (a test marked as expected to fail that passed) grades: `not-regression`
+    /// counts it as a pass of a PASS_TO_PASS test (never of a FAIL_TO_PASS one); `fail` never
+    /// counts it as a pass.
+    #[arg(long, default_value = "not-regression", value_name = "RULE")]
+    pub xpass: crate::grade::XpassRule,
+}
+
+impl GradeArgs {
+    pub fn rules(&self) -> crate::grade::Rules {
+        crate::grade::Rules { xpass: self.xpass }
+    }
 }
 
 /// How images are built.
@@ -122,6 +169,20 @@ pub struct ImageArgs {
     /// Seconds one image build may take.
     #[arg(long, default_value_t = 3600, value_name = "SECS", value_parser = positive::<u64>)]
     pub build_timeout: u64,
+    /// Whether a spec's toolchain version may come from its official image (python:3.9-slim):
+    /// `auto` pulls --os-pull once to see whether a registry answers; `no` uses only the
+    /// offline providers (Debian suites, the npm registry, Maven Central, the Go module proxy,
+    /// rustup).
+    #[arg(long, value_enum, default_value_t = RegistryUse::Auto)]
+    pub official_images: RegistryUse,
+}
+
+/// `--official-images`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RegistryUse {
+    Auto,
+    Yes,
+    No,
 }
 
 /// A whole number of at least 1 (clap exits with code 2 and names the flag otherwise).
@@ -150,6 +211,7 @@ pub fn run(cli: Cli) -> i32 {
             Command::Build(args) => build::run(args).await,
             Command::Report(args) => regrade::run(args),
             Command::Localize(args) => localize::run(args),
+            Command::Collect(args) => collect::run(args),
             Command::Clean(args) => clean::run(args).await,
         }
     });
@@ -163,8 +225,8 @@ pub fn run(cli: Cli) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            e.downcast_ref::<common::Failure>().map_or(exit::INTERNAL, |f| f.code)
+            eprintln!("error: {e}");
+            e.exit_code()
         }
     }
 }

@@ -5,13 +5,13 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::common::{self, fail};
+use super::common;
+use super::error::{Error, Result};
 use super::{exit, DatasetArgs, RunArgs};
 use crate::dataset::{write_instances_jsonl, Instance};
-use crate::grade::derive_lists;
-use crate::parse::{ParsedTests, ResultSource};
-use crate::report::{validation_status, Timing, ValidationReport, ValidationStatus};
-use crate::run::{self, execute, prepare, Context, RunStatus};
+use crate::grade::decide::{self, validation_status, Phase, PhaseRun};
+use crate::report::{Timing, ValidationReport, ValidationStatus};
+use crate::run::{self, execute, prepare, Context};
 
 #[derive(Debug, Clone, Args)]
 pub struct ValidateArgs {
@@ -21,6 +21,13 @@ pub struct ValidateArgs {
     /// changes between runs of a phase is flaky and kept out of both lists.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub repeat: usize,
+    /// Confidence for the stability figures: how many repeats show, with this confidence, that a
+    /// test that never flipped flips less often than --flip-rate.
+    #[arg(long, default_value_t = 0.95, value_name = "C")]
+    pub confidence: f64,
+    /// The per-run flip rate the stability figures rule out.
+    #[arg(long, default_value_t = 0.05, value_name = "P")]
+    pub flip_rate: f64,
     /// Where to write the completed dataset (valid instances, with derived FAIL_TO_PASS and
     /// PASS_TO_PASS). Default: <logs>/<run-id>/validated.jsonl.
     #[arg(long, value_name = "FILE")]
@@ -29,10 +36,16 @@ pub struct ValidateArgs {
     pub run: RunArgs,
 }
 
-pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
+pub async fn run(args: ValidateArgs) -> Result<i32> {
     if args.repeat == 0 {
-        return Err(fail(exit::BAD_INPUT, "--repeat must be at least 1"));
+        return Err(Error::bad_input("--repeat must be at least 1"));
     }
+    for (flag, value) in [("--confidence", args.confidence), ("--flip-rate", args.flip_rate)] {
+        if !(value > 0.0 && value < 1.0) {
+            return Err(Error::bad_input(format!("{flag} must be between 0 and 1 (exclusive), not {value}")));
+        }
+    }
+    let stability = crate::report::stability::stability(args.confidence, args.flip_rate, args.repeat);
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
     let run_id = common::run_id(args.run.run_id.as_deref(), &loaded);
@@ -44,20 +57,27 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
     let job_root = root.clone();
     let validate = move |instance: Instance| {
         let ctx = ctx.clone();
+        let stability = stability.clone();
         let dir = job_root.join(run::safe_component(&instance.instance_id));
         async move {
-            let report = validate_one(&ctx, &instance, repeat, &dir).await;
+            let mut report = validate_one(&ctx, &instance, repeat, &dir).await;
+            report.stability = report.derived.is_some().then(|| stability.clone());
             let _ = common::write_json(&dir.join("validation.json"), &report);
             (format!("{:<40} {:?}", instance.instance_id, report.status), report)
         }
     };
     let lost = |instance: &Instance, reason: String| ValidationReport {
         instance_id: instance.instance_id.clone(),
-        status: ValidationStatus::BuildFailed,
+        status: ValidationStatus::InfraError,
         reason: Some(reason),
         derived: None,
         logs: Vec::new(),
         timing: Timing::default(),
+        clock: Default::default(),
+        warnings: Vec::new(),
+        toolchains: Vec::new(),
+        excluded_from_pass_to_pass: Vec::new(),
+        stability: None,
     };
     let mut reports = match opened.scheduler.run_all(loaded.instances.clone(), "validating", validate, lost).await {
         Ok(reports) => reports,
@@ -78,7 +98,7 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
         })
         .collect();
     let output = args.output.clone().unwrap_or_else(|| logs.join(run::safe_component(&run_id)).join("validated.jsonl"));
-    write_instances_jsonl(&output, &completed).map_err(|e| fail(exit::INTERNAL, e.to_string()))?;
+    write_instances_jsonl(&output, &completed)?;
     common::write_json(&root.join("summary.json"), &reports)?;
 
     println!("{:<40} {:<28} reason", "instance", "status");
@@ -87,6 +107,15 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
     }
     println!("\n{} of {} instance(s) valid; completed dataset: {}", completed.len(), reports.len(), output.display());
     println!("per-instance reports: {}", root.display());
+    let s = crate::report::stability::stability(args.confidence, args.flip_rate, args.repeat);
+    println!(
+        "stability: {} run(s) per phase show, with {:.0}% confidence, that a test that never flipped flips in under {:.1}% of runs; ruling out {:.1}% takes {} runs per phase (n = ceil(ln(1 - c) / ln(1 - p)))",
+        s.repeats_made,
+        s.confidence * 100.0,
+        s.flip_rate_bound * 100.0,
+        s.flip_rate * 100.0,
+        s.repeats_needed
+    );
     Ok(if completed.len() == reports.len() { exit::OK } else { exit::SOME_FAILED })
 }
 
@@ -94,11 +123,16 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
     let started = Instant::now();
     let mut report = ValidationReport {
         instance_id: instance.instance_id.clone(),
-        status: ValidationStatus::BuildFailed,
+        status: ValidationStatus::InfraError,
         reason: None,
         derived: None,
         logs: Vec::new(),
         timing: Timing::default(),
+        clock: ctx.clock.for_instance(instance).unwrap_or_default(),
+        warnings: Vec::new(),
+        toolchains: Vec::new(),
+        excluded_from_pass_to_pass: Vec::new(),
+        stability: None,
     };
     let prepared = match prepare(ctx, instance) {
         Ok(p) => p,
@@ -107,71 +141,54 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
             return report;
         }
     };
+    report.warnings.extend(run::script::no_test_argument_warning(
+        &prepared.entry,
+        &prepared.language,
+        &instance.test_patch,
+    ));
     let mut before = Vec::new();
     let mut after = Vec::new();
-    for (phase, candidate, runs) in [("before", None, &mut before), ("gold", Some(instance.patch.as_str()), &mut after)]
+    for (phase, candidate, runs) in
+        [(Phase::Before, None, &mut before), (Phase::Gold, Some(instance.patch.as_str()), &mut after)]
     {
+        let name = if phase == Phase::Before { "before" } else { "gold" };
         for k in 1..=repeat {
-            let run_dir = dir.join(format!("{phase}-{k}"));
+            let run_dir = dir.join(format!("{name}-{k}"));
             report.logs.push(run_dir.display().to_string());
-            let record = execute(ctx, &prepared, instance, candidate, &run_dir).await;
-            let failed = |status: ValidationStatus, reason: String| (status, reason);
-            let stop = match &record.status {
-                RunStatus::BuildFailed { failure } => Some(failed(ValidationStatus::BuildFailed, failure.to_string())),
-                RunStatus::TestPatchFailed => Some(failed(
-                    ValidationStatus::TestPatchDoesNotApply,
-                    format!("the test patch does not apply at the base commit; see {}/output.txt", run_dir.display()),
-                )),
-                RunStatus::ApplyFailed => Some(failed(
-                    ValidationStatus::GoldDoesNotApply,
-                    format!("the gold patch does not apply; see {}/output.txt", run_dir.display()),
-                )),
-                RunStatus::Timeout { secs } if candidate.is_some() => Some(failed(
-                    ValidationStatus::GoldFails,
-                    format!("the tests with the gold patch did not finish within {secs} s"),
-                )),
-                RunStatus::Crashed { reason } if candidate.is_some() => {
-                    Some(failed(ValidationStatus::GoldFails, reason.clone()))
-                }
-                _ => None,
-            };
-            if let Some((status, reason)) = stop {
-                report.status = status;
-                report.reason = Some(reason);
-                report.timing.wall_secs = started.elapsed().as_secs_f64();
-                return report;
+            let raw = execute(ctx, &prepared, instance, candidate, &run_dir).await;
+            report.toolchains = raw.toolchains.clone();
+            let run = decide::validation_run(phase, &raw, &format!("{}/output.txt", run_dir.display()));
+            let stopped = matches!(run, PhaseRun::Stop { .. });
+            runs.push(run);
+            if stopped {
+                break;
             }
-            let parsed = match record.parsed {
-                Some(Ok(parsed)) => parsed,
-                Some(Err(reason)) if candidate.is_some() => {
-                    report.status = ValidationStatus::GoldFails;
-                    report.reason = Some(format!("the test output with the gold patch could not be read: {reason}"));
-                    return report;
-                }
-                // Before the fix, tests that cannot even run are simply failing.
-                other => empty_run(match other {
-                    Some(Err(reason)) => reason,
-                    _ => format!("{:?}", record.status),
-                }),
-            };
-            runs.push(parsed);
+        }
+        if runs.iter().any(|r| matches!(r, PhaseRun::Stop { .. })) {
+            break;
         }
     }
-    let derived = derive_lists(&before, &after);
-    let (status, reason) = validation_status(&derived);
-    report.status = status;
-    report.reason = Some(reason);
-    report.derived = Some(derived);
+    let decided = decide::validation(&before, &after, &ctx.rules);
+    report.status = decided.status;
+    report.reason = Some(decided.reason);
+    if let Some(mut derived) = decided.derived {
+        match crate::report::stability::exclusion_set(&prepared.entry.pass_to_pass_exclude) {
+            Ok(set) => {
+                report.excluded_from_pass_to_pass = crate::report::stability::exclude(&mut derived.pass_to_pass, &set)
+            }
+            Err(e) => report.warnings.push(e),
+        }
+        if !report.excluded_from_pass_to_pass.is_empty() {
+            let (status, mut reason) = validation_status(&derived);
+            reason.push_str(&format!(
+                "; {} test(s) kept out of PASS_TO_PASS by the spec's pass_to_pass_exclude",
+                report.excluded_from_pass_to_pass.len()
+            ));
+            report.status = status;
+            report.reason = Some(reason);
+        }
+        report.derived = Some(derived);
+    }
     report.timing.wall_secs = started.elapsed().as_secs_f64();
     report
-}
-
-fn empty_run(note: String) -> ParsedTests {
-    ParsedTests {
-        tests: Default::default(),
-        source: ResultSource::Console,
-        disagreements: Vec::new(),
-        notes: vec![note],
-        nesting: Default::default(),
-    }
 }

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+use super::Instance;
 use crate::images::toolchain::{Catalog, CatalogError, Request, TOOLS};
 use crate::parse::{RunnerId, TestArgs};
 
@@ -30,6 +31,8 @@ struct SpecFileText {
     defaults: toml::Table,
     #[serde(default)]
     versions: BTreeMap<String, toml::Table>,
+    #[serde(default)]
+    collect: CollectSpec,
 }
 
 /// One spec file, its entries resolved.
@@ -39,6 +42,39 @@ pub struct SpecFile {
     pub path: PathBuf,
     /// Version → (the entry's fields as merged, the entry).
     pub versions: BTreeMap<String, (Map<String, Value>, SpecEntry)>,
+    /// How `verdict collect` builds instances of this repository (version rule, split rules).
+    pub collect: CollectSpec,
+}
+
+/// A spec file's `[collect]` table: how `verdict collect` tells an instance's `version` and how
+/// it splits a PR's diff, on top of the language's rules in `harness/collect.toml`. See
+/// [`crate::dataset::collect`] for the rules themselves.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectSpec {
+    /// Files read at the base commit, in order; the first one that exists and that one of
+    /// `version_patterns` matches gives the version.
+    #[serde(default)]
+    pub version_files: Vec<String>,
+    /// Regular expressions tried in order on each file. The capture groups that matched are
+    /// joined with `.`, everything but digits and dots is dropped, and the first
+    /// `version_components` dot-separated parts are kept.
+    #[serde(default)]
+    pub version_patterns: Vec<String>,
+    /// How many leading version parts to keep (default 2: `4.45.0` → `4.45`).
+    #[serde(default)]
+    pub version_components: Option<usize>,
+    /// The version when no file matches (unset: the instance gets no version, so the spec's
+    /// `"*"` entry applies).
+    #[serde(default)]
+    pub version_default: Option<String>,
+    /// Extra globs of paths that count as tests (added to the language's `test_globs`).
+    #[serde(default)]
+    pub test_globs: Vec<String>,
+    /// Extra globs of paths that count as source and go into the gold patch (added to the
+    /// language's `source_globs`).
+    #[serde(default)]
+    pub source_globs: Vec<String>,
 }
 
 /// How to set up and test a repository at one version.
@@ -277,6 +313,11 @@ impl SpecRegistry {
         Ok(registry)
     }
 
+    /// Every spec file, by repository.
+    pub fn specs(&self) -> impl Iterator<Item = &SpecFile> {
+        self.specs.values()
+    }
+
     /// Merges each entry over the file's defaults and checks it: its fields, and that every
     /// toolchain version it names is one some provider knows.
     fn resolve_file(&self, text: SpecFileText, path: PathBuf) -> Result<SpecFile, SpecError> {
@@ -292,7 +333,7 @@ impl SpecRegistry {
             let entry = self.entry_from_fields(&fields).map_err(invalid)?;
             versions.insert(version, (fields, entry));
         }
-        Ok(SpecFile { repo: text.repo, path, versions })
+        Ok(SpecFile { repo: text.repo, path, versions, collect: text.collect })
     }
 
     /// An entry from merged fields, its toolchain versions checked against the catalog.
@@ -349,9 +390,42 @@ impl SpecRegistry {
         self.languages.get(name)
     }
 
+    /// Every language's defaults, by name.
     pub fn languages(&self) -> impl Iterator<Item = (&String, &LanguageSpec)> {
         self.languages.iter()
     }
+
+    /// The spec entry of an instance (its inline `harness` merged over the spec entry of its
+    /// repository and version, [`SpecRegistry::entry_with_inline`]) and its language's
+    /// defaults. The error says what to add.
+    pub fn resolve(&self, instance: &Instance) -> Result<(SpecEntry, LanguageSpec), ResolveError> {
+        let entry = self
+            .entry_with_inline(&instance.repo, instance.version.as_deref(), instance.harness.as_ref())
+            .map_err(|message| ResolveError::Unusable { instance: instance.instance_id.clone(), message })?
+            .ok_or_else(|| ResolveError::NoSpec {
+                repo: instance.repo.clone(),
+                version: instance.version.clone().unwrap_or_else(|| "unset".into()),
+            })?;
+        let language = self.language(&entry.language).cloned().ok_or_else(|| ResolveError::UnknownLanguage {
+            instance: instance.instance_id.clone(),
+            language: entry.language.clone(),
+        })?;
+        Ok((entry, language))
+    }
+}
+
+/// An instance no spec describes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    #[error(
+        "no harness spec for repository {repo} (version {version}): add harness/specs/{}.toml, pass --specs DIR, or give the instance a `harness` field",
+        repo.replace('/', "__")
+    )]
+    NoSpec { repo: String, version: String },
+    #[error("instance {instance}: unknown language {language:?}; add harness/languages/{language}.toml")]
+    UnknownLanguage { instance: String, language: String },
+    #[error("instance {instance}: its harness spec is not usable: {message}")]
+    Unusable { instance: String, message: String },
 }
 
 fn toml_files(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {

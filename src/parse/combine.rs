@@ -172,7 +172,7 @@ pub(crate) fn combine(
             if !disagreements.is_empty() {
                 notes.push(format!(
                     "{} tests have a different status in the console than in the structured \
-                     report; the structured status is kept",
+                     report; the structured status is kept here, and grading takes the worse of the two",
                     disagreements.len()
                 ));
             }
@@ -182,6 +182,8 @@ pub(crate) fn combine(
                 disagreements,
                 notes,
                 nesting: Default::default(),
+                console_summary: None,
+                incomplete: None,
             })
         }
         (structured, Read::Found(map, mut console_notes)) if !map.is_empty() => {
@@ -197,6 +199,8 @@ pub(crate) fn combine(
                 disagreements: Vec::new(),
                 notes,
                 nesting: Default::default(),
+                console_summary: None,
+                incomplete: None,
             })
         }
         (structured, console) => {

@@ -29,7 +29,8 @@ use super::ansi::strip_ansi;
 use super::combine::{combine, Read, Repeats, TestMap};
 use super::runner::{Nesting, ReportSource, Runner, TestFiles};
 use super::{
-    has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus,
+    has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport, SummaryCounts, TestResult,
+    TestStatus,
 };
 
 /// The jest runner: `test_args = "jest"` passes the test patch's runnable files as paths and maps
@@ -86,7 +87,14 @@ pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<Pa
         Read::Unusable(_) => None,
     };
     let console = read_console(&text, known);
-    combine(structured, console, |_, _| None)
+    let incomplete = stopped_part_way(&structured, &text);
+    let mut parsed = combine(structured, console, |_, _| None)?;
+    parsed.console_summary = closing_summary(&text);
+    if let Some(why) = &incomplete {
+        parsed.notes.push(format!("console: {why}"));
+    }
+    parsed.incomplete = incomplete;
+    Ok(parsed)
 }
 
 const SEP: &str = " > ";
@@ -258,8 +266,6 @@ pub(crate) fn read_console(text: &str, known: Option<&BTreeMap<String, TestResul
     let mut console_block: Option<usize> = None;
     // The last test line, while the lines after it may continue its title.
     let mut open_title = false;
-    let mut blocks = 0usize;
-    let mut summary = false;
     for line in text.lines() {
         let line = line.strip_suffix('\r').unwrap_or(line);
         let trimmed = line.trim_start();
@@ -273,7 +279,6 @@ pub(crate) fn read_console(text: &str, known: Option<&BTreeMap<String, TestResul
         if let Some((passed, file)) = header(line) {
             finish(&mut map, block.take(), known);
             block = Some(Block { file: file.to_string(), passed, tests: Vec::new(), suite_error: false, failures: Vec::new() });
-            blocks += 1;
             describes.clear();
             in_details = false;
             open_title = false;
@@ -281,12 +286,10 @@ pub(crate) fn read_console(text: &str, known: Option<&BTreeMap<String, TestResul
         }
         if trimmed.starts_with("Summary of all failing tests") {
             // A recap of the failures above (printed past 20 suites): nothing new.
-            summary = true;
             break;
         }
         if trimmed.starts_with("Test Suites:") {
             finish(&mut map, block.take(), known);
-            summary = true;
             open_title = false;
             continue;
         }
@@ -333,15 +336,7 @@ pub(crate) fn read_console(text: &str, known: Option<&BTreeMap<String, TestResul
     if map.is_empty() {
         return Read::Unusable("it shows no jest PASS/FAIL file blocks".to_string());
     }
-    let mut notes = Vec::new();
-    if !summary {
-        notes.push(format!(
-            "console: jest's closing `Test Suites:` summary never came, so the run stopped part-way (a test may have \
-             called process.exit); only the {blocks} file(s) it reported are here, and the tests of files that did not \
-             report are absent"
-        ));
-    }
-    Read::found(map, notes, "console")
+    Read::found(map, Vec::new(), "console")
 }
 
 fn finish(map: &mut TestMap, block: Option<Block>, known: Option<&BTreeMap<String, TestResult>>) {
@@ -454,4 +449,41 @@ fn strip_duration(text: &str) -> &str {
         Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'.') => &text[..open],
         _ => text,
     }
+}
+
+// ---------------------------------------------------------------- closing summary
+
+/// The counts of jest's last `Tests:` line (`Tests:       1 failed, 3 passed, 4 total`), or
+/// `None` when there is none or it holds a count this parser does not know.
+pub(crate) fn closing_summary(text: &str) -> Option<SummaryCounts> {
+    let line = text.lines().rev().map(str::trim).find(|l| l.starts_with("Tests:"))?;
+    let items = line.strip_prefix("Tests:")?.trim();
+    let mut counts =
+        SummaryCounts { line: line.split_whitespace().collect::<Vec<_>>().join(" "), ..Default::default() };
+    for item in items.split(", ") {
+        let (n, word) = item.split_once(' ')?;
+        let n: u64 = n.parse().ok()?;
+        match word {
+            "passed" => counts.passed += n,
+            "failed" => counts.failed += n,
+            "skipped" | "todo" | "pending" => counts.skipped += n,
+            "total" => {}
+            _ => return None,
+        }
+    }
+    Some(counts)
+}
+
+/// Why a run looks cut short: jest wrote no JSON report and never printed its closing
+/// `Test Suites:` line, which it prints last, after every file ran.
+fn stopped_part_way(structured: &Read, text: &str) -> Option<String> {
+    let summary = text.lines().any(|l| l.trim_start().starts_with("Test Suites:"));
+    (!matches!(structured, Read::Found(..)) && !summary).then(|| {
+        let files = text.lines().filter(|l| header(l.strip_suffix('\r').unwrap_or(l)).is_some()).count();
+        format!(
+            "jest wrote no JSON report and printed no closing `Test Suites:` summary: the run stopped part-way \
+             (a test may have ended the process); only the {files} file(s) it reported are here, and the files \
+             that did not run are missing"
+        )
+    })
 }

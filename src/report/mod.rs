@@ -3,12 +3,12 @@
 //! report types ([`validation`]). Plain data the pipeline fills, plus pure functions over it.
 
 pub mod localization;
+pub mod stability;
 pub mod summary;
 pub mod table;
 pub mod validation;
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -16,85 +16,25 @@ use sha2::{Digest, Sha256};
 
 pub use localization::render_localization;
 pub use summary::{summarize, Breakdown, CostSummary, InstanceFacts, OwnCost, Rate, Summary};
-pub use table::{render_comparison, render_table};
+pub use table::render_table;
 pub use validation::{drift_from_grade, validation_status, CheckEnvReport, Drift, ValidationReport, ValidationStatus};
 
+pub use crate::grade::Outcome;
+
 use crate::dataset::Cost;
-use crate::grade::{Grade, Resolution};
-use crate::parse::{Disagreement, ParsedTests, ResultSource, TestStatus};
-
-/// How one instance's evaluation ended. Exactly one per instance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    ResolvedFull,
-    ResolvedPartial,
-    Unresolved,
-    PatchApplyFailed,
-    EmptyPatch,
-    Timeout,
-    BuildFailed,
-    InfraError,
-}
-
-impl Outcome {
-    pub const ALL: [Outcome; 8] = [
-        Outcome::ResolvedFull,
-        Outcome::ResolvedPartial,
-        Outcome::Unresolved,
-        Outcome::PatchApplyFailed,
-        Outcome::EmptyPatch,
-        Outcome::Timeout,
-        Outcome::BuildFailed,
-        Outcome::InfraError,
-    ];
-
-    /// A test run produced gradable output (SWE-bench's "completed").
-    pub fn is_completed(self) -> bool {
-        matches!(self, Outcome::ResolvedFull | Outcome::ResolvedPartial | Outcome::Unresolved)
-    }
-
-    /// Counted among SWE-bench's `error_instances` (it counts apply failures as errors too).
-    pub fn is_error(self) -> bool {
-        matches!(self, Outcome::PatchApplyFailed | Outcome::Timeout | Outcome::BuildFailed | Outcome::InfraError)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Outcome::ResolvedFull => "resolved_full",
-            Outcome::ResolvedPartial => "resolved_partial",
-            Outcome::Unresolved => "unresolved",
-            Outcome::PatchApplyFailed => "patch_apply_failed",
-            Outcome::EmptyPatch => "empty_patch",
-            Outcome::Timeout => "timeout",
-            Outcome::BuildFailed => "build_failed",
-            Outcome::InfraError => "infra_error",
-        }
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl From<Resolution> for Outcome {
-    fn from(resolution: Resolution) -> Self {
-        match resolution {
-            Resolution::Full => Outcome::ResolvedFull,
-            Resolution::Partial => Outcome::ResolvedPartial,
-            Resolution::No => Outcome::Unresolved,
-        }
-    }
-}
+use crate::grade::decide::Evaluation;
+use crate::grade::Suspicion;
+use crate::grade::ToolchainRecord;
+use crate::grade::{ApplyStep, Grade, RawOutcome};
+use crate::parse::{Disagreement, ParsedTests, ResultSource, SummaryCounts, TestStatus};
+use crate::run::clock::Clock;
 
 /// How the candidate patch was applied.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApplyInfo {
     /// The step of the apply chain that succeeded (`git_apply`, `git_apply_3way`,
-    /// `patch_fuzz`, …), or `None` when none did or none was tried.
-    pub step: Option<String>,
+    /// `patch_fuzz`), or `None` when none did or none was tried.
+    pub step: Option<ApplyStep>,
     /// Applied without fuzz (plain `git apply`).
     pub strict: bool,
     /// Applied by any step of the chain, fuzz included.
@@ -109,11 +49,23 @@ pub struct ParseInfo {
     pub disagreements: Vec<Disagreement>,
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The counts of the console's closing summary, when it printed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub console_summary: Option<SummaryCounts>,
+    /// Why the parser thinks the run stopped part-way, when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
 }
 
 impl From<&ParsedTests> for ParseInfo {
     fn from(parsed: &ParsedTests) -> Self {
-        ParseInfo { source: parsed.source, disagreements: parsed.disagreements.clone(), notes: parsed.notes.clone() }
+        ParseInfo {
+            source: parsed.source,
+            disagreements: parsed.disagreements.clone(),
+            notes: parsed.notes.clone(),
+            console_summary: parsed.console_summary.clone(),
+            incomplete: parsed.incomplete.clone(),
+        }
     }
 }
 
@@ -145,7 +97,7 @@ pub struct InstanceReport {
     pub repo: String,
     pub language: String,
     pub outcome: Outcome,
-    /// Why, for every outcome other than the resolved ones and `unresolved`.
+    /// Why: for a graded outcome, how many tests of each list pass and which do not.
     pub reason: Option<String>,
     /// The cache key of the candidate patch ([`patch_sha256`]).
     pub patch_sha256: String,
@@ -157,6 +109,11 @@ pub struct InstanceReport {
     /// Things a reader must know, e.g. `touches test files: tests/test_x.py, conftest.py`.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// Named reasons to look at the candidate before calling it resolved (its code reaches into
+    /// the test framework, or its runner configuration could not be reset); a candidate that
+    /// would be `resolved_full` with any of them is `resolved_flagged`.
+    #[serde(default)]
+    pub suspicious: Vec<Suspicion>,
     pub exit_code: Option<i64>,
     pub parse: Option<ParseInfo>,
     pub tests: Option<BTreeMap<String, TestStatus>>,
@@ -166,15 +123,60 @@ pub struct InstanceReport {
     pub integrity: Vec<String>,
     pub cost: Option<Cost>,
     pub timing: Timing,
+    /// The clock the tests saw (`--clock`).
+    #[serde(default)]
+    pub clock: Clock,
     pub image_bytes: Option<u64>,
-    pub localization: Option<serde_json::Value>,
+    /// The base image's toolchain: each tool's provider, requested and installed version.
+    #[serde(default)]
+    pub toolchains: Vec<ToolchainRecord>,
+    /// The candidate's localization scores against the gold patch.
+    pub localization: Option<crate::localize::InstanceLocalization>,
     pub logs: LogFiles,
+    /// What the run did, as the decide stage read it (`verdict report` decides again from it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RawOutcome>,
 }
 
 impl InstanceReport {
     /// Resolved in SWE-bench's sense: every FAIL_TO_PASS and PASS_TO_PASS test passes.
     pub fn resolved(&self) -> bool {
         self.outcome == Outcome::ResolvedFull
+    }
+
+    /// Records a run and the decision on it: the run's facts, timing, apply step and log
+    /// files, then the outcome, reason, grade, integrity warnings and parsed statuses.
+    pub fn record(&mut self, raw: RawOutcome, decided: Evaluation) {
+        self.exit_code = raw.exit_code();
+        self.timing = Timing { wall_secs: raw.wall_secs(), cpu_secs: raw.cpu_secs };
+        self.image_bytes = raw.image_bytes;
+        self.toolchains = raw.toolchains.clone();
+        let step = raw.applied_step();
+        self.apply = ApplyInfo { strict: step.is_some_and(ApplyStep::strict), lenient: step.is_some(), step };
+        for file in &raw.files {
+            let file = file.clone();
+            match file.as_str() {
+                "eval.sh" => self.logs.eval_script = Some(file),
+                "test_output.txt" => self.logs.test_output = Some(file),
+                f if f.starts_with("reports/") && !self.logs.reports.contains(&file) => self.logs.reports.push(file),
+                _ => {}
+            }
+        }
+        self.decided(decided);
+        self.run = Some(raw);
+    }
+
+    /// Records a decision (as [`InstanceReport::record`] does, without the run's facts).
+    pub fn decided(&mut self, decided: Evaluation) {
+        self.outcome = decided.outcome;
+        self.reason = decided.reason;
+        if decided.build_log.is_some() {
+            self.logs.build_log = decided.build_log;
+        }
+        self.tests = decided.parsed.as_ref().map(tests_map);
+        self.parse = decided.parsed.as_ref().map(ParseInfo::from);
+        self.grade = decided.grade;
+        self.integrity = decided.integrity;
     }
 
     /// Writes the report as pretty JSON, atomically (a killed process never leaves half a report).

@@ -45,6 +45,14 @@ pub fn render_table(summary: &Summary) -> String {
     let mut facts = vec![
         ("resolve rate", s.resolve_rate.to_string()),
         ("partially resolved", s.resolved_partial_ids.len().to_string()),
+        (
+            "resolved but flagged",
+            if s.resolved_flagged_ids.is_empty() {
+                "0".to_string()
+            } else {
+                format!("{} (not in the resolve rate; review them)", list(&s.resolved_flagged_ids))
+            },
+        ),
         ("apply rate (strict)", s.apply_rate_strict.to_string()),
         ("apply rate (lenient)", s.apply_rate_lenient.to_string()),
         ("mean cost", mean),
@@ -68,23 +76,6 @@ pub fn render_table(summary: &Summary) -> String {
         }
     }
     out
-}
-
-/// Several runs side by side (model × method), one row per run, in the order given.
-pub fn render_comparison(runs: &[(String, Summary)]) -> String {
-    let mut rows = vec![header("run")];
-    for (name, s) in runs {
-        rows.push(vec![
-            name.clone(),
-            s.total_instances.to_string(),
-            s.resolve_rate.to_string(),
-            s.resolved_partial_ids.len().to_string(),
-            s.apply_rate_strict.to_string(),
-            s.apply_rate_lenient.to_string(),
-            s.cost.mean_dollars_per_instance.map_or("-".into(), dollars),
-        ]);
-    }
-    grid(&rows, &[false, true, true, true, true, true, true])
 }
 
 fn header(first: &str) -> Vec<String> {

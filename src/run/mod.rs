@@ -1,7 +1,9 @@
 //! Running evaluations. One evaluation ([`execute`]): build (or reuse) the instance's images,
 //! render the eval script, run it through the execution backend, save everything it produced,
-//! and parse the test output. The result is a [`RunRecord`]: what happened, in terms a grader
-//! can use.
+//! and parse the test output. The result is a [`RawOutcome`]: what happened (the script's
+//! markers, what the backend saw of the job, the parse of the test output), with nothing
+//! decided. The decide stage ([`crate::grade::decide`]) turns it into an evaluation outcome, a
+//! validation stage result or a check-envs verdict.
 //!
 //! Around it: [`session`] opens a run (its folder, lock, signals, backend, and the sweep of
 //! what an earlier process of it left), [`scheduler`] runs its jobs `-j` at a time, [`backend`]
@@ -11,27 +13,33 @@
 
 pub mod backend;
 pub mod clean;
+pub mod clock;
 pub mod docker;
 pub mod evaluation;
 pub mod output;
+pub mod runner_config;
 pub mod scheduler;
 pub mod script;
 pub mod session;
 pub mod signals;
+pub mod swarm;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
-
+use crate::dataset::repo::GitSnapshot;
 use crate::dataset::spec::{LanguageSpec, SpecEntry, SpecRegistry};
 use crate::dataset::Instance;
-use crate::images::build::{BuildFailure, Builder, ImageError};
+use crate::grade::{Execution, JobFacts, RawOutcome, Rules, RunLimits};
+use crate::images::build::{Builder, ImageError};
+use crate::images::toolchain;
 use crate::images::{merged_env, InstanceImages, Planner};
-use crate::parse::{self, ParsedTests};
+use crate::parse;
 use backend::{Backend, ExecError, Job, Limits};
+use clock::ClockSetting;
 use output::OutputSpec;
+use runner_config::{ConfigPlan, Runner};
 use script::ScriptInput;
 
 /// Runs `future` to its end on a fresh multi-threaded runtime.
@@ -58,6 +66,10 @@ pub struct Context {
     /// Bytes of a job's console output kept (head and tail; see [`output`]).
     pub max_output: usize,
     pub run_id: String,
+    /// `--clock`: the clock the tests see.
+    pub clock: ClockSetting,
+    /// The grading rules the run's decisions follow.
+    pub rules: Rules,
 }
 
 /// An instance's spec and images, resolved.
@@ -76,108 +88,62 @@ pub fn prepare(ctx: &Context, instance: &Instance) -> Result<Prepared, String> {
 
 /// [`prepare`] without a run: what `verdict build` needs.
 pub fn plan(specs: &SpecRegistry, planner: &Planner, instance: &Instance) -> Result<Prepared, String> {
-    let (entry, language) = resolve_spec(specs, instance)?;
+    let (entry, language) = specs.resolve(instance).map_err(|e| e.to_string())?;
     let images = planner.plan(instance, &entry, &language).map_err(|e| e.to_string())?;
     Ok(Prepared { entry, language, images })
 }
 
-/// The spec entry of an instance (its inline `harness` merged over the spec entry of its
-/// repository and version) and its language's defaults.
-pub fn resolve_spec(specs: &SpecRegistry, instance: &Instance) -> Result<(SpecEntry, LanguageSpec), String> {
-    let entry = specs
-        .entry_with_inline(&instance.repo, instance.version.as_deref(), instance.harness.as_ref())
-        .map_err(|e| format!("instance {}: its harness spec is not usable: {e}", instance.instance_id))?
-        .ok_or_else(|| {
-            format!(
-                "no harness spec for repository {} (version {}): add harness/specs/{}.toml, pass --specs DIR, or give the instance a `harness` field",
-                instance.repo,
-                instance.version.as_deref().unwrap_or("unset"),
-                instance.repo.replace('/', "__")
-            )
-        })?;
-    let language = specs.language(&entry.language).cloned().ok_or_else(|| {
-        format!(
-            "instance {}: unknown language {:?}; add harness/languages/{}.toml",
-            instance.instance_id, entry.language, entry.language
-        )
-    })?;
-    Ok((entry, language))
-}
-
-/// How a run ended, before grading.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum RunStatus {
-    BuildFailed {
-        failure: BuildFailure,
-    },
-    /// No step of the apply chain applied the candidate.
-    ApplyFailed,
-    /// The test patch did not apply after the test files were restored.
-    TestPatchFailed,
-    /// The test command hit its timeout, or the container its deadline.
-    Timeout {
-        secs: u64,
-    },
-    /// The container ran but the script did not get to the end, or the engine failed.
-    Crashed {
-        reason: String,
-    },
-    /// The tests ran; see `parsed`.
-    Ran,
-}
-
-/// Everything one evaluation produced.
-#[derive(Debug, Clone, Serialize)]
-pub struct RunRecord {
-    pub status: RunStatus,
-    pub apply_step: Option<String>,
-    pub exit_code: Option<i64>,
-    #[serde(skip)]
-    pub parsed: Option<Result<ParsedTests, String>>,
-    pub test_args: Vec<String>,
-    pub wall_secs: f64,
-    pub cpu_secs: Option<f64>,
-    pub image_bytes: Option<u64>,
-    /// Files written to the output folder, relative to it.
-    pub files: Vec<String>,
-}
-
-impl RunRecord {
-    fn failed(status: RunStatus) -> Self {
-        Self {
-            status,
-            apply_step: None,
-            exit_code: None,
-            parsed: None,
-            test_args: Vec::new(),
-            wall_secs: 0.0,
-            cpu_secs: None,
-            image_bytes: None,
-            files: Vec::new(),
-        }
-    }
-}
-
 /// Runs the tests of `instance` with `candidate` applied (or with the test patch alone when
 /// `None`), writing `eval.sh`, `output.txt`, `test_output.txt` and the collected reports under
-/// `out_dir`.
+/// `out_dir`. Returns what happened and decides nothing ([`crate::grade::decide`] does).
 pub async fn execute(
     ctx: &Context,
     prepared: &Prepared,
     instance: &Instance,
     candidate: Option<&str>,
     out_dir: &Path,
-) -> RunRecord {
+) -> RawOutcome {
+    let timeout_secs = ctx.timeout_override.or(prepared.entry.timeout).unwrap_or(DEFAULT_TIMEOUT_SECS);
+    let memory_gib = ctx.limits.memory_bytes as f64 / (1024.0 * 1024.0 * 1024.0);
+    let mut raw = RawOutcome::new(candidate.is_some(), RunLimits { timeout_secs, memory_gib });
     let built = match ctx.builder.ensure(&prepared.images).await {
         Ok(built) => built,
-        Err(ImageError::Build(failure)) => return RunRecord::failed(RunStatus::BuildFailed { failure }),
+        Err(ImageError::Build(failure)) => {
+            let log = failure.log.as_ref().map(|p| p.display().to_string());
+            raw.execution = Execution::BuildFailed { reason: failure.to_string(), log };
+            raw.toolchains = toolchain::records(&prepared.images.toolchains, &[]);
+            return raw;
+        }
         // The engine, not the image, failed (it may be gone): never `build_failed`.
-        Err(ImageError::Engine(e)) => return RunRecord::failed(RunStatus::Crashed { reason: e.to_string() }),
+        Err(ImageError::Engine(e)) => {
+            raw.execution = Execution::EngineFailed { reason: e.to_string() };
+            return raw;
+        }
     };
-    let timeout_secs = ctx.timeout_override.or(prepared.entry.timeout).unwrap_or(DEFAULT_TIMEOUT_SECS);
+    raw.image_bytes = Some(built.size_bytes);
+    let installed = ctx.builder.installed_toolchains(&prepared.images.base).await;
+    raw.toolchains = toolchain::records(&prepared.images.toolchains, &installed);
     let nonce = format!("{:016x}{:016x}", rand::random::<u64>(), rand::random::<u64>());
     let env = merged_env(&prepared.language, &prepared.entry);
+    let clock = match ctx.clock.for_instance(instance) {
+        Ok(clock) => clock,
+        Err(reason) => {
+            raw.execution = Execution::EngineFailed { reason };
+            return raw;
+        }
+    };
+    // Reading the base commit's configuration files runs git: off the async workers' toes.
+    let config = match (candidate, Runner::of(prepared.entry.log_parser)) {
+        (Some(patch), Some(runner)) => tokio::task::block_in_place(|| {
+            let base = GitSnapshot {
+                store: ctx.builder.repos(),
+                repo: instance.repo.clone(),
+                commit: instance.base_commit.clone(),
+            };
+            runner_config::plan(runner, &prepared.entry.test_cmd, patch, &base)
+        }),
+        _ => ConfigPlan::default(),
+    };
     let rendered = script::render(&ScriptInput {
         title: format!("{} (run {})", instance.instance_id, ctx.run_id),
         candidate,
@@ -187,7 +153,10 @@ pub async fn execute(
         env: &env,
         timeout_secs,
         nonce: &nonce,
+        config: &config,
+        clock: clock.epoch(),
     });
+    raw.test_args = rendered.test_args.clone();
     let mut files = Vec::new();
     let mut save = |name: &str, bytes: &[u8]| {
         let path = out_dir.join(name);
@@ -215,9 +184,9 @@ pub async fn execute(
         // The run is being stopped: this evaluation has no result, and the scheduler drops it.
         Err(ExecError::Cancelled) => std::future::pending().await,
         Err(e) => {
-            let mut record = RunRecord::failed(RunStatus::Crashed { reason: e.to_string() });
-            record.files = files;
-            return record;
+            raw.execution = Execution::EngineFailed { reason: e.to_string() };
+            raw.files = files;
+            return raw;
         }
     };
     let seen = script::read_output(&output.output.text, &nonce);
@@ -228,50 +197,25 @@ pub async fn execute(
     // The backend streamed the console to output.txt.
     files.push("output.txt".to_string());
 
-    let mut record = RunRecord {
-        status: RunStatus::Ran,
-        apply_step: seen.apply_step.clone().filter(|s| s != "none"),
-        exit_code: seen.exit_code,
-        parsed: None,
-        test_args: rendered.test_args.clone(),
-        wall_secs: output.wall.as_secs_f64(),
-        cpu_secs: seen.cpu_secs,
-        image_bytes: Some(built.size_bytes),
-        files: Vec::new(),
+    raw.cpu_secs = seen.cpu_secs;
+    raw.guards = script::guards(&config, &seen);
+    raw.node = output.node.clone();
+    raw.notes = output.notes.clone();
+    raw.execution = Execution::Ran {
+        script: seen.facts(),
+        job: JobFacts {
+            container_exit_code: output.exit_code,
+            killed_at_deadline: output.killed_at_deadline,
+            oom_killed: output.oom_killed,
+            wall_secs: output.wall.as_secs_f64(),
+        },
     };
-    // `timeout` exits 124 (137 after its kill); a test command killed for another reason (the
-    // OOM killer also gives 137) before the timeout is not a timeout.
-    let ran_out_of_time = output.wall.as_secs() >= timeout_secs;
-    record.status = if candidate.is_some() && seen.apply_step.as_deref().is_none_or(|s| s == "none") {
-        if seen.apply_step.is_some() {
-            RunStatus::ApplyFailed
-        } else {
-            RunStatus::Crashed { reason: crash_reason(&output, "before the candidate patch was applied") }
-        }
-    } else if seen.test_patch_applied == Some(false) {
-        RunStatus::TestPatchFailed
-    } else if output.killed_at_deadline || (matches!(seen.exit_code, Some(124) | Some(137)) && ran_out_of_time) {
-        RunStatus::Timeout { secs: timeout_secs }
-    } else if !seen.tests_started || seen.exit_code.is_none() {
-        RunStatus::Crashed { reason: crash_reason(&output, "before the test command finished") }
-    } else {
-        RunStatus::Ran
-    };
-    if record.status == RunStatus::Ran {
-        let parsed =
-            parse::parse(prepared.entry.log_parser, &seen.test_output, &output.files).map_err(|e| e.to_string());
-        record.parsed = Some(parsed);
+    if seen.tests_started {
+        raw.parsed =
+            Some(parse::parse(prepared.entry.log_parser, &seen.test_output, &output.files).map_err(|e| e.to_string()));
     }
-    record.files = files;
-    record
-}
-
-fn crash_reason(output: &backend::JobOutput, when: &str) -> String {
-    if output.oom_killed {
-        format!("the container ran out of memory {when}")
-    } else {
-        format!("the eval script stopped {when} (container exit code {:?}); see output.txt", output.exit_code)
-    }
+    raw.files = files;
+    raw
 }
 
 /// The folder an instance's files go to: `logs/<run_id>/<model>/<instance_id>/`.
