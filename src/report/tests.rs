@@ -229,6 +229,7 @@ fn instance_report_round_trips_through_a_file() {
         source: ResultSource::Structured,
         disagreements: Vec::new(),
         notes: vec!["junit report".into()],
+        nesting: Default::default(),
         console_summary: None,
         incomplete: None,
     };
@@ -284,6 +285,7 @@ fn parsed(tests: &[(&str, TestStatus)]) -> ParsedTests {
         source: ResultSource::Console,
         disagreements: Vec::new(),
         notes: Vec::new(),
+        nesting: Default::default(),
         console_summary: None,
         incomplete: None,
     }
