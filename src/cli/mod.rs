@@ -100,7 +100,7 @@ pub struct RunArgs {
     /// (`2019-11-28`, noon UTC; `2019-11-28T10:00:00Z`). A pinned clock starts at that instant
     /// and runs on; use the same one for validate and evaluate.
     #[arg(long, default_value = "real", value_name = "real|created_at|DATE")]
-    pub clock: crate::run::clock::ClockSetting,
+    pub clock: crate::dataset::clock::ClockSetting,
     /// Output kept of one evaluation, in MiB: beyond it, the middle of the output is left out
     /// of output.txt and the console parse (with a note); structured reports are not affected.
     #[arg(long, default_value_t = crate::run::output::DEFAULT_LIMIT_MIB as f64, value_name = "MIB", value_parser = positive_f64)]

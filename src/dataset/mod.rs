@@ -1,6 +1,8 @@
 //! Datasets and predictions: reading SWE-bench, OmniGIRL and Multi-SWE-bench style files
-//! (JSON arrays, JSONL, or objects keyed by instance id) into [`Instance`] and [`Prediction`].
+//! (JSON arrays, JSONL, or objects keyed by instance id) into [`Instance`] and [`Prediction`],
+//! and what an instance is run under that is not its environment: the clock ([`clock`]).
 
+pub mod clock;
 pub mod collect;
 pub mod load;
 pub mod patch;

@@ -21,13 +21,13 @@ pub use validation::{drift_from_grade, validation_status, CheckEnvReport, Drift,
 
 pub use crate::grade::Outcome;
 
+use crate::dataset::clock::Clock;
 use crate::dataset::Cost;
 use crate::grade::decide::Evaluation;
 use crate::grade::Suspicion;
 use crate::grade::ToolchainRecord;
 use crate::grade::{ApplyStep, Grade, RawOutcome};
 use crate::parse::{Disagreement, ParsedTests, ResultSource, SummaryCounts, TestStatus};
-use crate::run::clock::Clock;
 
 /// How the candidate patch was applied.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

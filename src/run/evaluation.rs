@@ -24,7 +24,7 @@ fn still_holds(
     previous: &InstanceReport,
     sha: &str,
     env_key: &str,
-    clock: &crate::run::clock::Clock,
+    clock: &crate::dataset::clock::Clock,
     rules: crate::grade::Rules,
 ) -> bool {
     previous.patch_sha256 == sha

@@ -13,7 +13,7 @@
 
 pub mod backend;
 pub mod clean;
-pub mod clock;
+pub use crate::dataset::clock;
 pub mod docker;
 pub mod evaluation;
 pub mod output;

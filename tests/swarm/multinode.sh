@@ -149,9 +149,12 @@ fi
 if [ "$mode" = bench ]; then
   run warm -j 3 >/dev/null 2>&1 || true # pushes the images and warms every node's cache
   for i in 2 3; do DOCKER_HOST=$(node_host 1) docker node update --availability drain "$(DOCKER_HOST=$(node_host "$i") docker info -f '{{.Swarm.NodeID}}')" >/dev/null; done
-  start=$(date +%s%N); run one -j 3 >/dev/null; one=$(( $(date +%s%N) - start ))
+  timed() { # run-id: runs it and keeps its output, shown when it fails
+    run "$1" -j 3 >"$work/$1.log" 2>&1 || { cat "$work/$1.log" >&2; say "the $1-node run failed"; exit 1; }
+  }
+  start=$(date +%s%N); timed one; one=$(( $(date +%s%N) - start ))
   for i in 2 3; do DOCKER_HOST=$(node_host 1) docker node update --availability active "$(DOCKER_HOST=$(node_host "$i") docker info -f '{{.Swarm.NodeID}}')" >/dev/null; done
-  start=$(date +%s%N); run three -j 3 >/dev/null; three=$(( $(date +%s%N) - start ))
+  start=$(date +%s%N); timed three; three=$(( $(date +%s%N) - start ))
   check one && check three
   python3 -c "import sys; one, three = int(sys.argv[1]) / 1e9, int(sys.argv[2]) / 1e9; print(f'bench: 8 instances, -j 3: 1 node {one:.1f} s, 3 nodes {three:.1f} s, throughput ratio {one / three:.2f}')" "$one" "$three"
   exit 0
