@@ -46,6 +46,8 @@ pub fn demo_dir() -> PathBuf {
 pub struct Loaded {
     pub path: PathBuf,
     pub instances: Vec<Instance>,
+    /// Every instance id of the file, before --instance-ids chose some.
+    pub dataset_ids: std::collections::HashSet<String>,
     pub is_demo: bool,
     pub repos: Arc<RepoStore>,
     pub specs: SpecRegistry,
@@ -56,6 +58,7 @@ pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> anyhow::Result<Loaded> {
     let is_demo = args.dataset.is_none();
     let path = args.dataset.clone().unwrap_or_else(|| demo_dir().join("dataset.jsonl"));
     let mut instances = load_instances(&path).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
+    let dataset_ids = instances.iter().map(|i| i.instance_id.clone()).collect();
     if !args.instance_ids.is_empty() {
         let unknown: Vec<&String> =
             args.instance_ids.iter().filter(|id| !instances.iter().any(|i| &&i.instance_id == id)).collect();
@@ -77,7 +80,7 @@ pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> anyhow::Result<Loaded> {
     }
     let repos = Arc::new(RepoStore::new(repo_dirs, logs.join(".cache"), !args.no_clone));
     let specs = SpecRegistry::load(&harness_dir(), &args.specs).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
-    Ok(Loaded { path, instances, is_demo, repos, specs })
+    Ok(Loaded { path, instances, dataset_ids, is_demo, repos, specs })
 }
 
 /// The run id: given, else `demo` for the bundled demo, else the dataset file's stem.

@@ -1,12 +1,16 @@
 //! The command line: clap definitions, and one module per command. `main.rs` only parses,
 //! calls [`run`] and exits with the code it returns ([`exit`] documents them).
 
+mod apply_only;
 mod build;
 mod check_envs;
 mod common;
+mod compare;
 mod evaluate;
 pub mod exit;
 mod localize;
+mod output;
+mod predictions;
 mod regrade;
 mod validate;
 
@@ -39,6 +43,10 @@ pub enum Command {
     Report(regrade::ReportArgs),
     /// Localization scores from patches (or ranked location lists), with no Docker.
     Localize(localize::LocalizeArgs),
+    /// Finished runs side by side (run ids, run or model folders, or summary.json files):
+    /// resolve and apply rates, cost and localization per model, by language, repository,
+    /// patch scope and images, as a table, Markdown, CSV or JSON, and optionally HTML.
+    Compare(compare::CompareArgs),
 }
 
 /// Where the dataset and its repositories and specs come from.
@@ -130,6 +138,7 @@ pub fn run(cli: Cli) -> i32 {
             Command::Build(args) => build::run(args).await,
             Command::Report(args) => regrade::run(args),
             Command::Localize(args) => localize::run(args),
+            Command::Compare(args) => compare::run(args),
         }
     });
     match result {

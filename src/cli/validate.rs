@@ -118,6 +118,9 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
             let run_dir = dir.join(format!("{phase}-{k}"));
             report.logs.push(run_dir.display().to_string());
             let record = execute(ctx, &prepared, instance, candidate, &run_dir).await;
+            if let Some(cpu) = record.cpu_secs {
+                *report.timing.cpu_secs.get_or_insert(0.0) += cpu;
+            }
             let failed = |status: ValidationStatus, reason: String| (status, reason);
             let stop = match &record.status {
                 RunStatus::BuildFailed { failure } => Some(failed(ValidationStatus::BuildFailed, failure.to_string())),

@@ -15,6 +15,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::OnceCell;
 
 use super::context::build_context;
+use super::layers::{image_layers, LayerSize};
 use super::{InstanceImages, Layer, LayerKind};
 use crate::dataset::repo::RepoStore;
 use crate::engine::OWNER_LABEL;
@@ -48,9 +49,12 @@ pub enum OsImageError {
 }
 
 /// Facts about a built (or reused) image.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct BuiltImage {
     pub size_bytes: u64,
+    /// Its layers with their own sizes, so that images sharing a base count it once
+    /// ([`super::layers`]); empty when the engine would not say.
+    pub layers: Vec<LayerSize>,
     /// False when the image already existed and was reused.
     pub built_now: bool,
 }
@@ -124,7 +128,7 @@ impl Builder {
     async fn build_layer(&self, layer: &Layer) -> Result<BuiltImage, BuildFailure> {
         if !self.no_cache {
             if let Ok(info) = self.docker.inspect_image(&layer.tag).await {
-                return Ok(BuiltImage { size_bytes: info.size.unwrap_or(0).max(0) as u64, built_now: false });
+                return Ok(self.facts(&layer.tag, info, false).await);
             }
         }
         let log_path = self.log_dir.join(format!("{}.log", layer.tag.replace([':', '/'], "_")));
@@ -204,9 +208,22 @@ impl Builder {
         }
         tracing::info!(tag = %layer.tag, secs = started.elapsed().as_secs_f64(), "built image");
         match self.docker.inspect_image(&layer.tag).await {
-            Ok(info) => Ok(BuiltImage { size_bytes: info.size.unwrap_or(0).max(0) as u64, built_now: true }),
+            Ok(info) => Ok(self.facts(&layer.tag, info, true).await),
             Err(e) => Err(fail(format!("build finished but the image is missing: {e}"), Some(&log_path))),
         }
+    }
+}
+
+impl Builder {
+    async fn facts(&self, tag: &str, info: bollard::models::ImageInspect, built_now: bool) -> BuiltImage {
+        let layers = match image_layers(&self.docker, tag, &info).await {
+            Ok(layers) => layers,
+            Err(e) => {
+                tracing::warn!(%tag, "cannot read the image's layers: {e}");
+                Vec::new()
+            }
+        };
+        BuiltImage { size_bytes: info.size.unwrap_or(0).max(0) as u64, layers, built_now }
     }
 }
 

@@ -11,6 +11,7 @@
 
 pub mod build;
 pub mod context;
+pub mod layers;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

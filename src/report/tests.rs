@@ -13,6 +13,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
     InstanceReport {
         instance_id: id.into(),
         model: "m".into(),
+        method: None,
         repo: repo.into(),
         language: language.into(),
         outcome,
@@ -29,6 +30,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         cost: None,
         timing: Timing { wall_secs: 2.0, cpu_secs: Some(1.5) },
         image_bytes: Some(1_000_000),
+        image_layers: Vec::new(),
         localization: None,
         logs: LogFiles::default(),
     }
@@ -317,4 +319,24 @@ fn image_bytes_count_each_instance_image_once() {
     let ids: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
     let s = summarize(&ids, &[a, b, c], &BTreeMap::new());
     assert_eq!(s.verdict_cost.image_bytes, 2_000_000, "a and b share one image");
+}
+
+#[test]
+fn image_bytes_count_each_shared_layer_once() {
+    use crate::images::layers::LayerSize;
+    let layer = |id: &str, bytes: u64| LayerSize { chain_id: id.into(), bytes };
+    let base = [layer("os", 199_000_000), layer("node", 473_000_000)];
+    let reports: Vec<InstanceReport> = (0..3)
+        .map(|k| {
+            let mut r = report(&format!("i{k}"), Outcome::Unresolved, "javascript", "o/r");
+            r.image_bytes = Some(672_000_000 + 141_000);
+            r.image_layers = [&base[..], &[layer(&format!("repo{k}"), 141_000)]].concat();
+            r
+        })
+        .collect();
+    // A report from before layers were recorded adds its whole image once.
+    let old = report("old", Outcome::Unresolved, "python", "o/py");
+    let ids: Vec<String> = ["i0", "i1", "i2", "old"].map(String::from).to_vec();
+    let s = summarize(&ids, &[reports, vec![old]].concat(), &BTreeMap::new());
+    assert_eq!(s.verdict_cost.image_bytes, 672_000_000 + 3 * 141_000 + 1_000_000);
 }

@@ -108,6 +108,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
     InstanceReport {
         instance_id: instance.instance_id.clone(),
         model: prediction.model_name_or_path.clone(),
+        method: prediction.method.clone(),
         repo: instance.repo.clone(),
         language: "unknown".into(),
         outcome: Outcome::InfraError,
@@ -124,6 +125,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         cost: prediction.cost.clone(),
         timing: Timing::default(),
         image_bytes: None,
+        image_layers: Vec::new(),
         localization: None,
         logs: LogFiles { patch: Some("patch.diff".into()), ..Default::default() },
     }
@@ -142,6 +144,7 @@ pub fn decide(report: &mut InstanceReport, instance: &Instance, record: RunRecor
     report.exit_code = record.exit_code;
     report.timing = Timing { wall_secs: record.wall_secs, cpu_secs: record.cpu_secs };
     report.image_bytes = record.image_bytes;
+    report.image_layers = record.image_layers.clone();
     let step = record.apply_step.clone();
     report.apply = ApplyInfo { strict: step.as_deref() == Some("git_apply"), lenient: step.is_some(), step };
     for file in &record.files {

@@ -4,6 +4,7 @@
 //! The result is a [`RunRecord`]: what happened, in terms a grader can use. Deciding the
 //! outcome from it is the caller's job (evaluate, validate and check-envs decide differently).
 
+pub mod apply_only;
 pub mod backend;
 pub mod evaluation;
 pub mod script;
@@ -119,6 +120,8 @@ pub struct RunRecord {
     pub wall_secs: f64,
     pub cpu_secs: Option<f64>,
     pub image_bytes: Option<u64>,
+    /// The instance image's layers, for counting shared layers once.
+    pub image_layers: Vec<crate::images::layers::LayerSize>,
     /// Files written to the output folder, relative to it.
     pub files: Vec<String>,
 }
@@ -134,6 +137,7 @@ impl RunRecord {
             wall_secs: 0.0,
             cpu_secs: None,
             image_bytes: None,
+            image_layers: Vec::new(),
             files: Vec::new(),
         }
     }
@@ -148,6 +152,30 @@ pub async fn execute(
     instance: &Instance,
     candidate: Option<&str>,
     out_dir: &Path,
+) -> RunRecord {
+    run_script(ctx, prepared, instance, candidate, out_dir, false).await
+}
+
+/// Applies `candidate` with the eval script's own apply chain in a container from the instance
+/// image, and stops: no test patch, no tests. The record's status is `Ran` when a step applied
+/// it (see `apply_step`), `ApplyFailed` when none did. Writes `eval.sh` and `output.txt`.
+pub async fn execute_apply_only(
+    ctx: &Context,
+    prepared: &Prepared,
+    instance: &Instance,
+    candidate: &str,
+    out_dir: &Path,
+) -> RunRecord {
+    run_script(ctx, prepared, instance, Some(candidate), out_dir, true).await
+}
+
+async fn run_script(
+    ctx: &Context,
+    prepared: &Prepared,
+    instance: &Instance,
+    candidate: Option<&str>,
+    out_dir: &Path,
+    apply_only: bool,
 ) -> RunRecord {
     let built = match ctx.builder.ensure(&prepared.images).await {
         Ok(built) => built,
@@ -165,6 +193,7 @@ pub async fn execute(
         env: &env,
         timeout_secs,
         nonce: &nonce,
+        apply_only,
     });
     let mut files = Vec::new();
     let mut save = |name: &str, bytes: &[u8]| {
@@ -184,7 +213,7 @@ pub async fn execute(
         script: rendered.script.clone(),
         inputs: rendered.inputs.clone(),
         limits: ctx.limits,
-        deadline: Duration::from_secs(timeout_secs) + DEADLINE_GRACE,
+        deadline: if apply_only { DEADLINE_GRACE } else { Duration::from_secs(timeout_secs) + DEADLINE_GRACE },
         run_id: ctx.run_id.clone(),
     };
     let output = match ctx.backend.run(&job).await {
@@ -198,7 +227,9 @@ pub async fn execute(
     let text = String::from_utf8_lossy(&output.output).into_owned();
     save("output.txt", text.as_bytes());
     let seen = script::read_output(&text, &nonce);
-    save("test_output.txt", seen.test_output.as_bytes());
+    if !apply_only {
+        save("test_output.txt", seen.test_output.as_bytes());
+    }
     for report in &output.files {
         save(&format!("reports/{}", report.name), &report.bytes);
     }
@@ -212,6 +243,7 @@ pub async fn execute(
         wall_secs: output.wall.as_secs_f64(),
         cpu_secs: seen.cpu_secs,
         image_bytes: Some(built.size_bytes),
+        image_layers: built.layers.clone(),
         files: Vec::new(),
     };
     // `timeout` exits 124 (137 after its kill); a test command killed for another reason (the
@@ -223,6 +255,12 @@ pub async fn execute(
         } else {
             RunStatus::Crashed { reason: crash_reason(&output, "before the candidate patch was applied") }
         }
+    } else if apply_only {
+        if seen.finished {
+            RunStatus::Ran
+        } else {
+            RunStatus::Crashed { reason: crash_reason(&output, "after the candidate patch was applied") }
+        }
     } else if seen.test_patch_applied == Some(false) {
         RunStatus::TestPatchFailed
     } else if output.killed_at_deadline || (matches!(seen.exit_code, Some(124) | Some(137)) && ran_out_of_time) {
@@ -232,7 +270,7 @@ pub async fn execute(
     } else {
         RunStatus::Ran
     };
-    if record.status == RunStatus::Ran {
+    if record.status == RunStatus::Ran && !apply_only {
         let parsed =
             parse::parse(prepared.entry.log_parser, &seen.test_output, &output.files).map_err(|e| e.to_string());
         record.parsed = Some(parsed);

@@ -4,7 +4,8 @@
 //! then `patch --fuzz=5`), resetting the tree between attempts; restores the test files and the
 //! test patch's files to the base commit and deletes the files the test patch creates; applies
 //! the test patch; runs the test command under `timeout`; and copies the runner's reports into
-//! `$VERDICT_OUT`. Every step is announced on its own line behind a random per-run marker, so
+//! `$VERDICT_OUT`. With [`ScriptInput::apply_only`] it stops after the apply chain: no test
+//! patch, no tests (`verdict evaluate --apply-only`). Every step is announced on its own line behind a random per-run marker, so
 //! output printed by the code under test cannot pass for verdict's own lines.
 
 use std::collections::BTreeMap;
@@ -32,6 +33,8 @@ pub struct ScriptInput<'a> {
     pub env: &'a BTreeMap<String, String>,
     pub timeout_secs: u64,
     pub nonce: &'a str,
+    /// Stop after the apply chain (which needs a candidate): no test patch, no tests.
+    pub apply_only: bool,
 }
 
 /// A rendered eval script and the files it reads from [`IN_DIR`].
@@ -192,6 +195,11 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
              echo \"$M APPLY $step\"\n\
              [ \"$step\" = none ] && exit 0\n"
         ));
+        if input.apply_only {
+            s.push_str("echo \"$M END\"\n");
+            inputs.retain(|(name, _)| name != "test.diff");
+            return EvalScript { script: s, inputs, test_args: Vec::new() };
+        }
     }
 
     // Restore the tests: every test-file glob and every file of the test patch goes back to the
@@ -285,7 +293,8 @@ pub fn read_output(output: &str, nonce: &str) -> ScriptOutcome {
                 test_end = Some(start);
             }
             (Some("TIMES"), _, _) if test_end.is_some() => times_at = Some(offset),
-            (Some("END"), _, _) if test_end.is_some() => out.finished = true,
+            // An apply-only script ends without running tests.
+            (Some("END"), _, _) if test_end.is_some() || test_start.is_none() => out.finished = true,
             _ => {}
         }
     }

@@ -80,6 +80,7 @@ async fn bench() {
         env: &env,
         timeout_secs: 300,
         nonce: "bench",
+        apply_only: false,
     });
 
     let mut verdict_times = Vec::new();
