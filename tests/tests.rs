@@ -6,4 +6,5 @@ mod util;
 mod bad_input;
 mod demo;
 mod docker_input;
+mod reports;
 mod validate;

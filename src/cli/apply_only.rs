@@ -18,33 +18,58 @@ pub async fn run(args: &EvaluateArgs, loaded: &Loaded, selected: Assembled, run_
     let several = selected.models.len() > 1;
     let ctx = Arc::new(common::context(loaded, &args.run, run_id, false).await?);
     let docker = ctx.backend.docker().clone();
-    let jobs: Vec<(Instance, Prediction, PathBuf)> = selected
-        .pairs
-        .into_iter()
-        .map(|(instance, prediction)| {
-            let key = model_key(&prediction.model_name_or_path, prediction.method.as_deref());
-            let dir = run::instance_dir(&logs, run_id, &key, &instance.instance_id);
-            (instance, prediction, dir)
-        })
-        .collect();
-    let check = move |(instance, prediction, dir): (Instance, Prediction, PathBuf)| {
-        let ctx = ctx.clone();
-        async move {
-            let report = run::apply_only::apply_one(&ctx, &instance, &prediction, &dir).await;
-            let step = report.apply.step.clone().unwrap_or_else(|| report.outcome.name().to_string());
-            let line = if several {
-                format!(
-                    "{:<40} {:<24} {step}",
-                    instance.instance_id,
-                    model_key(&report.model, report.method.as_deref())
-                )
-            } else {
-                format!("{:<40} {step}", instance.instance_id)
-            };
-            (line, report)
+    let workers = common::workers(&args.run);
+    let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
+    let facts = common::facts(loaded);
+    let mut code = exit::OK;
+    for (model, method) in &selected.models {
+        let key = model_key(model, method.as_deref());
+        let jobs: Vec<(Instance, Prediction, PathBuf)> = selected
+            .pairs
+            .iter()
+            .filter(|(_, p)| &p.model_name_or_path == model && &p.method == method)
+            .map(|(instance, prediction)| {
+                let dir = run::instance_dir(&logs, run_id, &key, &instance.instance_id);
+                (instance.clone(), prediction.clone(), dir)
+            })
+            .collect();
+        let (ctx, shown) = (ctx.clone(), key.clone());
+        let check = move |(instance, prediction, dir): (Instance, Prediction, PathBuf)| {
+            let (ctx, shown) = (ctx.clone(), shown.clone());
+            async move {
+                let report = run::apply_only::apply_one(&ctx, &instance, &prediction, &dir).await;
+                let step = report.apply.step.clone().unwrap_or_else(|| report.outcome.name().to_string());
+                let line = if several {
+                    format!("{:<40} {shown:<24} {step}", instance.instance_id)
+                } else {
+                    format!("{:<40} {step}", instance.instance_id)
+                };
+                (line, report)
+            }
+        };
+        let started = std::time::Instant::now();
+        let Some(mut mine) = common::run_all(&docker, jobs, workers, "applying", check, lost).await else {
+            return Ok(exit::INTERRUPTED);
+        };
+        mine.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
+        let mut summary = summarize_apply(&ids, &mine, &facts);
+        summary.run_id = Some(run_id.to_string());
+        summary.model = Some(model.clone());
+        summary.method = method.clone();
+        summary.wall_secs = started.elapsed().as_secs_f64();
+        let path = logs.join(run::safe_component(run_id)).join(run::safe_component(&key)).join("apply_summary.json");
+        common::write_json(&path, &summary)?;
+        println!("model: {}\n{}", label(&(model.clone(), method.clone())), render_apply_table(&summary));
+        println!("apply summary: {}", path.display());
+        if mine.iter().any(|r| matches!(r.outcome, ApplyOutcome::BuildFailed | ApplyOutcome::InfraError)) {
+            code = exit::SOME_FAILED;
         }
-    };
-    let lost = |(instance, prediction, _): &(Instance, Prediction, PathBuf), reason: String| ApplyReport {
+    }
+    Ok(code)
+}
+
+fn lost((instance, prediction, _): &(Instance, Prediction, PathBuf), reason: String) -> ApplyReport {
+    ApplyReport {
         instance_id: instance.instance_id.clone(),
         model: prediction.model_name_or_path.clone(),
         method: prediction.method.clone(),
@@ -57,30 +82,5 @@ pub async fn run(args: &EvaluateArgs, loaded: &Loaded, selected: Assembled, run_
         apply: Default::default(),
         timing: Default::default(),
         logs: Default::default(),
-    };
-    let workers = common::workers(&args.run);
-    let Some(reports) = common::run_all(&docker, jobs, workers, "applying", check, lost).await else {
-        return Ok(exit::INTERRUPTED);
-    };
-    let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
-    let facts = common::facts(loaded);
-    let mut code = exit::OK;
-    for (model, method) in &selected.models {
-        let key = model_key(model, method.as_deref());
-        let mut mine: Vec<ApplyReport> =
-            reports.iter().filter(|r| model_key(&r.model, r.method.as_deref()) == key).cloned().collect();
-        mine.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
-        let mut summary = summarize_apply(&ids, &mine, &facts);
-        summary.run_id = Some(run_id.to_string());
-        summary.model = Some(model.clone());
-        summary.method = method.clone();
-        let path = logs.join(run::safe_component(run_id)).join(run::safe_component(&key)).join("apply_summary.json");
-        common::write_json(&path, &summary)?;
-        println!("model: {}\n{}", label(&(model.clone(), method.clone())), render_apply_table(&summary));
-        println!("apply summary: {}", path.display());
-        if mine.iter().any(|r| matches!(r.outcome, ApplyOutcome::BuildFailed | ApplyOutcome::InfraError)) {
-            code = exit::SOME_FAILED;
-        }
     }
-    Ok(code)
 }

@@ -1,8 +1,7 @@
 //! `verdict evaluate`: score candidate patches.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
@@ -10,6 +9,7 @@ use clap::Args;
 use super::common::{self, Loaded};
 use super::predictions::{self, PredictionArgs};
 use super::{exit, DatasetArgs, RunArgs};
+use crate::dataset::sources::label;
 use crate::dataset::{Instance, Prediction};
 use crate::report::{self, model_key, InstanceReport, Outcome};
 use crate::run;
@@ -33,9 +33,6 @@ pub struct EvaluateArgs {
     pub run: RunArgs,
 }
 
-/// When each model's first instance started and its last one finished.
-type Spans = Arc<Mutex<HashMap<String, (Instant, Instant)>>>;
-
 pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
@@ -48,72 +45,57 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
     let several = selected.models.len() > 1;
     let ctx = Arc::new(common::context(&loaded, &args.run, &run_id, false).await?);
     let docker = ctx.backend.docker().clone();
-    let jobs: Vec<(Instance, Prediction, PathBuf)> = selected
-        .pairs
-        .into_iter()
-        .map(|(instance, prediction)| {
-            let key = model_key(&prediction.model_name_or_path, prediction.method.as_deref());
-            let dir = run::instance_dir(&logs, &run_id, &key, &instance.instance_id);
-            (instance, prediction, dir)
-        })
-        .collect();
-    let repos = loaded.repos.clone();
-    let spans: Spans = Default::default();
-    let job_spans = spans.clone();
-    let evaluate = move |(instance, prediction, dir): (Instance, Prediction, PathBuf)| {
-        let (ctx, repos, spans) = (ctx.clone(), repos.clone(), job_spans.clone());
-        async move {
-            let started = Instant::now();
-            let report = run::evaluation::evaluate_one(&ctx, &repos, &instance, &prediction, &dir).await;
-            let key = model_key(&report.model, report.method.as_deref());
-            if let Ok(mut spans) = spans.lock() {
-                let span = spans.entry(key.clone()).or_insert((started, started));
-                span.0 = span.0.min(started);
-                span.1 = Instant::now();
-            }
-            let line = if several {
-                format!("{:<40} {:<24} {}", instance.instance_id, key, report.outcome)
-            } else {
-                format!("{:<40} {}", instance.instance_id, report.outcome)
-            };
-            (line, report)
-        }
-    };
-    let lost = |(instance, prediction, dir): &(Instance, Prediction, PathBuf), reason: String| {
-        run::evaluation::infra_error_report(instance, prediction, dir, reason)
-    };
     let workers = common::workers(&args.run);
-    let Some(reports) = common::run_all(&docker, jobs, workers, "evaluating", evaluate, lost).await else {
-        return Ok(exit::INTERRUPTED);
-    };
-
-    let mut code = exit::OK;
     let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
     let facts = common::facts(&loaded);
+    let mut code = exit::OK;
     let mut written: Vec<(report::Summary, Vec<InstanceReport>)> = Vec::new();
+    // Models run one after another, each with every worker, so each gets its own wall time.
     for (model, method) in &selected.models {
         let key = model_key(model, method.as_deref());
-        let mut reports: Vec<InstanceReport> =
-            reports.iter().filter(|r| model_key(&r.model, r.method.as_deref()) == key).cloned().collect();
+        let jobs: Vec<(Instance, Prediction, PathBuf)> = selected
+            .pairs
+            .iter()
+            .filter(|(_, p)| &p.model_name_or_path == model && &p.method == method)
+            .map(|(instance, prediction)| {
+                let dir = run::instance_dir(&logs, &run_id, &key, &instance.instance_id);
+                (instance.clone(), prediction.clone(), dir)
+            })
+            .collect();
+        let (ctx, repos, shown) = (ctx.clone(), loaded.repos.clone(), key.clone());
+        let evaluate = move |(instance, prediction, dir): (Instance, Prediction, PathBuf)| {
+            let (ctx, repos, shown) = (ctx.clone(), repos.clone(), shown.clone());
+            async move {
+                let report = run::evaluation::evaluate_one(&ctx, &repos, &instance, &prediction, &dir).await;
+                let line = if several {
+                    format!("{:<40} {:<24} {}", instance.instance_id, shown, report.outcome)
+                } else {
+                    format!("{:<40} {}", instance.instance_id, report.outcome)
+                };
+                (line, report)
+            }
+        };
+        let lost = |(instance, prediction, dir): &(Instance, Prediction, PathBuf), reason: String| {
+            run::evaluation::infra_error_report(instance, prediction, dir, reason)
+        };
+        let started = Instant::now();
+        let Some(mut reports) = common::run_all(&docker, jobs, workers, "evaluating", evaluate, lost).await else {
+            return Ok(exit::INTERRUPTED);
+        };
+        let wall_secs = started.elapsed().as_secs_f64();
         reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
         let mut summary = report::summarize(&ids, &reports, &facts);
         summary.run_id = Some(run_id.clone());
         summary.model = Some(model.clone());
         summary.method = method.clone();
         summary.localization = crate::run::evaluation::localization_summary(&reports);
-        if let Some((first, last)) = spans.lock().ok().and_then(|s| s.get(&key).copied()) {
-            summary.verdict_cost.wall_secs = last.duration_since(first).as_secs_f64();
-        }
+        summary.verdict_cost.wall_secs = wall_secs;
         let dir = logs.join(run::safe_component(&run_id)).join(run::safe_component(&key));
         let path = dir.join("summary.json");
         common::write_json(&path, &summary)?;
         let html = dir.join("report.html");
         super::output::write_text(&html, &report::html::render_run(&summary, &reports))?;
-        println!(
-            "model: {}\n{}",
-            crate::dataset::sources::label(&(model.clone(), method.clone())),
-            report::render_table(&summary)
-        );
+        println!("model: {}\n{}", label(&(model.clone(), method.clone())), report::render_table(&summary));
         if let Some(aggregate) = summary.localization.as_ref().and_then(|v| serde_json::from_value(v.clone()).ok()) {
             println!("{}", report::render_localization(&aggregate));
         }

@@ -91,6 +91,8 @@ pub struct ApplySummary {
     pub infra_error_ids: Vec<String>,
     pub by_language: BTreeMap<String, ApplyBreakdown>,
     pub by_repo: BTreeMap<String, ApplyBreakdown>,
+    /// The model's own part of the run (the command sets it; the sum of the checks' container
+    /// times until then).
     pub wall_secs: f64,
 }
 

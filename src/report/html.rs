@@ -55,6 +55,7 @@ select, input { font: inherit; padding: 3px 6px; }
 .links a { margin-right: 8px; white-space: nowrap; }
 .flag { color: var(--warn); font-size: 12px; }
 details summary { cursor: pointer; color: var(--muted); }
+td code { white-space: nowrap; }
 code { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
 #script-errors { color: var(--bad); white-space: pre-wrap; }
 "#;
@@ -99,8 +100,7 @@ const FILTER_SCRIPT: &str = r#"
     var shown = 0;
     rows.forEach(function (row) { var ok = matches(row, null); row.hidden = !ok; if (ok) { shown += 1; } });
     var count = document.getElementById('shown-count');
-    count.textContent = String(shown);
-    count.setAttribute('data-count', String(shown));
+    if (count) { count.textContent = String(shown); count.setAttribute('data-count', String(shown)); }
     keys.forEach(function (k) {
       if (!selects[k]) { return; }
       Array.prototype.forEach.call(selects[k].options, function (option) {
@@ -453,7 +453,7 @@ pub fn render_comparison(c: &Comparison, links: &[Option<String>]) -> String {
             @if let Some(m) = chart("images", |f| f.resolve_rate) { (m) }
         }
         h2 { "Instances resolved by some and not all (" (c.differences.len()) ")" }
-        table #instances {
+        table #differences {
             thead { tr { th { "instance" } @for r in &c.rows { th { (r.label) } } } }
             tbody {
                 @for d in &c.differences {
