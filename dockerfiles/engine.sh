@@ -2,7 +2,8 @@
 # Makes a machine ready for verdict, idempotently:
 #   1. installs Debian's docker.io (and debootstrap) when no engine is installed;
 #   2. starts dockerd with overlay2 when no engine answers;
-#   3. makes the base OS image verdict uses (VERDICT_OS_IMAGE, default verdict-os:bookworm):
+#   3. installs Debian's chromium when it is missing: the tests load the HTML reports in it;
+#   4. makes the base OS image verdict uses (VERDICT_OS_IMAGE, default verdict-os:bookworm):
 #      pulled from a registry when one answers, otherwise built offline with debootstrap + docker import.
 # Run it as root. Every step is skipped when its result is already there.
 set -euo pipefail
@@ -25,6 +26,13 @@ if ! command -v dockerd >/dev/null 2>&1 || ! command -v debootstrap >/dev/null 2
   say "installing docker.io and debootstrap from Debian's packages"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io debootstrap >/dev/null
+fi
+
+if ! command -v chromium >/dev/null 2>&1; then
+  need_root "installing chromium"
+  say "installing chromium from Debian's packages (the tests check the HTML reports in it)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
 if ! docker info >/dev/null 2>&1; then

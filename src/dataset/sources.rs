@@ -175,6 +175,7 @@ pub fn assemble(
         } else {
             format!("none of the {read_any} prediction(s) read names one; check --dataset and --instance-ids")
         };
+        let why = std::iter::once(why).chain(assembled.warnings.iter().cloned()).collect::<Vec<_>>().join("\n  ");
         return Err(SourceError::Nothing { dataset: dataset_path.to_path_buf(), why });
     }
     Ok(assembled)

@@ -344,8 +344,8 @@ fn tables(c: &Comparison, with_differences: bool, draw: &dyn Draw) -> String {
         out.push('\n');
         draw.title(&mut out, &format!("by {}", table.kind.replace('_', " ")));
         let loc_here = table.rows.iter().any(|r| r.localization.is_some());
-        let mut header: Vec<String> =
-            ["model", table.kind.as_str()].into_iter().chain(FIGURES).map(String::from).collect();
+        let kind = table.kind.replace('_', " ");
+        let mut header: Vec<String> = ["model", kind.as_str()].into_iter().chain(FIGURES).map(String::from).collect();
         if loc_here {
             header.extend(LOC.map(String::from));
         }
