@@ -187,3 +187,28 @@ fn localize_scores_each_model_of_a_file() {
     let other = &scores["other-0"]["aggregate"];
     assert_eq!(demo_model["candidates_missing"].as_u64().unwrap() + 4, other["candidates_missing"].as_u64().unwrap());
 }
+
+#[test]
+fn empty_fail_to_pass_lists_are_a_warning_on_the_terminal() {
+    let dir = logs_dir("empty-f2p");
+    let dataset = dir.join("d.jsonl");
+    let mut v: serde_json::Value = serde_json::from_str(&demo_line(0)).unwrap();
+    v["FAIL_TO_PASS"] = serde_json::json!([]);
+    write(&dataset, &format!("{v}\n"));
+    // The warning comes before anything runs, so an engine that does not answer does not hide it.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(["evaluate", "--predictions", "gold", "--repos", "harness/demo/repos", "--no-clone", "--dataset"])
+        .arg(&dataset)
+        .arg("--logs")
+        .arg(&dir)
+        .current_dir(repo_root())
+        .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("warning: 1 of 1 instance(s)") && stderr.contains("empty FAIL_TO_PASS list"), "{stderr}");
+    assert!(
+        stderr.contains("every instance will grade unresolved") && stderr.contains(&id_of(&demo_line(0))),
+        "{stderr}"
+    );
+}

@@ -340,3 +340,104 @@ fn image_bytes_count_each_shared_layer_once() {
     let s = summarize(&ids, &[reports, vec![old]].concat(), &BTreeMap::new());
     assert_eq!(s.verdict_cost.image_bytes, 672_000_000 + 3 * 141_000 + 1_000_000);
 }
+
+/// Two models of one sample: the comparison's figures are each summary's own, the instances
+/// resolved by one and not the other are listed, and every format carries them.
+#[test]
+fn comparison_rows_are_the_summaries_figures() {
+    use super::compare::{compare, render, Compared, Format};
+    let (total, reports) = sample();
+    let mut first = summarize(&total, &reports, &BTreeMap::new());
+    first.model = Some("m|pipe".into());
+    let mut other_reports = reports.clone();
+    other_reports[0].outcome = Outcome::Unresolved; // a: resolved by the first only
+    other_reports[3].outcome = Outcome::ResolvedFull; // d: by the second only
+    let mut second = summarize(&total, &other_reports, &BTreeMap::new());
+    second.model = Some("m2".into());
+    second.method = Some("agentless".into());
+    let runs =
+        [Compared { run: "r1".into(), summary: first.clone() }, Compared { run: "r2".into(), summary: second.clone() }];
+    let c = compare(&runs);
+    assert_eq!(c.rows.len(), 2);
+    assert_eq!(c.rows[1].label, "m2 (agentless)");
+    for (row, s) in c.rows.iter().zip([&first, &second]) {
+        assert_eq!(row.figures.resolve_rate, s.resolve_rate);
+        assert_eq!(row.figures.apply_rate_strict, s.apply_rate_strict);
+        assert_eq!(row.figures.apply_rate_lenient, s.apply_rate_lenient);
+        assert_eq!(row.figures.mean_cost_dollars, s.cost.mean_dollars_per_instance);
+    }
+    let language = c.breakdowns.iter().find(|t| t.kind == "language").unwrap();
+    let python = language.rows.iter().find(|g| g.label == "m2 (agentless)" && g.group == "python").unwrap();
+    assert_eq!(python.figures.resolve_rate, second.by_language["python"].resolve_rate);
+    let differing: Vec<(&str, Vec<Option<&str>>)> = c
+        .differences
+        .iter()
+        .map(|d| (d.instance_id.as_str(), d.outcomes.iter().map(|o| o.as_deref()).collect()))
+        .collect();
+    assert_eq!(
+        differing,
+        [
+            ("a", vec![Some("resolved_full"), Some("unresolved")]),
+            ("d", vec![Some("unresolved"), Some("resolved_full")])
+        ]
+    );
+    // The same model in two runs is told apart by its run.
+    let twice = compare(&[runs[0].clone(), Compared { run: "r3".into(), summary: first.clone() }]);
+    assert_eq!(twice.rows[1].label, "r3 / m|pipe");
+
+    let markdown = render(&c, Format::Markdown, true).unwrap();
+    assert!(markdown.contains("| m\\|pipe | 10 | 20.0% (2/10) | 1 |"), "{markdown}");
+    assert!(markdown.contains("| d | unresolved | resolved_full |"), "{markdown}");
+    let terminal = render(&c, Format::Terminal, false).unwrap();
+    assert!(terminal.lines().any(|l| l.starts_with("m2 (agentless)") && l.contains("20.0% (2/10)")), "{terminal}");
+    assert!(!terminal.contains("resolved by some"), "differences only when asked");
+    let csv_text = render(&c, Format::Csv, false).unwrap();
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    let all = rows.iter().find(|r| &r[1] == "m|pipe" && &r[3] == "all").unwrap();
+    assert_eq!((&all[5], &all[6], &all[9], &all[11]), ("10", "2", "5", "6"));
+    let json: serde_json::Value = serde_json::from_str(&render(&c, Format::Json, false).unwrap()).unwrap();
+    assert_eq!(json["rows"][0]["resolve_rate"]["numerator"], 2);
+    assert_eq!(json["differences"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn junit_has_one_case_per_instance_failed_when_not_resolved() {
+    use quick_xml::events::Event;
+    let (total, reports) = sample();
+    let mut summary = summarize(&total, &reports, &BTreeMap::new());
+    summary.model = Some("m".into());
+    let xml = super::junit::render("run-1", &[(summary, reports.clone())]).unwrap();
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let mut cases: Vec<(String, Option<(String, String)>)> = Vec::new();
+    loop {
+        match reader.read_event().unwrap() {
+            Event::Eof => break,
+            Event::Start(e) | Event::Empty(e) => {
+                let get = |k: &str| {
+                    e.try_get_attribute(k)
+                        .unwrap()
+                        .map(|a| a.normalized_value(quick_xml::XmlVersion::Implicit1_0).unwrap().into_owned())
+                };
+                match e.name().as_ref() {
+                    "testcase" => cases.push((get("name").unwrap(), None)),
+                    kind @ ("failure" | "error") => {
+                        cases.last_mut().unwrap().1 = Some((kind.to_string(), get("type").unwrap()))
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(cases.len(), reports.len());
+    for r in &reports {
+        let (_, status) = cases.iter().find(|(name, _)| name == &r.instance_id).unwrap();
+        let expected = match r.outcome {
+            Outcome::ResolvedFull => None,
+            Outcome::BuildFailed | Outcome::InfraError => Some(("error".to_string(), r.outcome.name().to_string())),
+            _ => Some(("failure".to_string(), r.outcome.name().to_string())),
+        };
+        assert_eq!(status, &expected, "{}", r.instance_id);
+    }
+}
