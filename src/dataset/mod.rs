@@ -34,9 +34,10 @@ pub struct Instance {
     pub fail_to_pass: Vec<String>,
     #[serde(rename = "PASS_TO_PASS", default)]
     pub pass_to_pass: Vec<String>,
-    /// An inline harness spec entry (same fields as a spec file's version entry).
+    /// An inline harness spec entry (fields of a spec file's version entry, merged over the
+    /// matching entry).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub harness: Option<spec::SpecEntry>,
+    pub harness: Option<spec::InlineHarness>,
     /// Every other field of the input, kept as it was.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,

@@ -2,24 +2,43 @@
 //!
 //! A spec file is `harness/specs/<owner>__<name>.toml` (or any `*.toml` in a folder given with
 //! `--specs`). It names its repository and holds one entry per dataset `version`; the entry `"*"`
-//! applies to versions without an entry of their own. An instance may also carry an inline
-//! entry in its `harness` field (same fields, as JSON). Per-language defaults live in
-//! `harness/languages/<language>.toml`. No repository is named anywhere in Rust.
+//! applies to versions without an entry of their own. An optional `[defaults]` table holds fields
+//! every entry of the file shares; each entry's own fields win. An instance may also carry an
+//! inline `harness` (same fields, as JSON): its fields are merged over the matching spec entry
+//! (or stand alone when there is none). Merging replaces a field whole, except tables (`env`),
+//! which merge key by key. Per-language defaults live in `harness/languages/<language>.toml`;
+//! the toolchain versions an entry may name are those of `harness/toolchains.toml`. No
+//! repository is named anywhere in Rust.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
 
+use crate::images::toolchain::{Catalog, CatalogError, Request, TOOLS};
 use crate::parse::ParserKind;
 
-/// One spec file: a repository and its per-version entries.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+/// One spec file as written: a repository, fields shared by its entries, and its per-version
+/// entries (each a table of [`SpecEntry`] fields, merged over `defaults`).
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SpecFile {
+struct SpecFileText {
     /// `owner/name`, as in the dataset's `repo` field.
+    repo: String,
+    #[serde(default)]
+    defaults: toml::Table,
+    #[serde(default)]
+    versions: BTreeMap<String, toml::Table>,
+}
+
+/// One spec file, its entries resolved.
+#[derive(Debug, Clone)]
+pub struct SpecFile {
     pub repo: String,
-    pub versions: BTreeMap<String, SpecEntry>,
+    pub path: PathBuf,
+    /// Version → (the entry's fields as merged, the entry).
+    pub versions: BTreeMap<String, (Map<String, Value>, SpecEntry)>,
 }
 
 /// How to set up and test a repository at one version.
@@ -57,9 +76,90 @@ pub struct SpecEntry {
     /// the language's own list.
     #[serde(default)]
     pub test_files: Vec<String>,
+    /// Globs of runnable test files, added to the language's `test_arg_files`: a test-patch file
+    /// matching one becomes a test argument under `test_args = "files"` or `"jest"`.
+    #[serde(default)]
+    pub test_arg_files: Vec<String>,
+    /// Globs of test ids `verdict validate` keeps out of PASS_TO_PASS (tests that measure time,
+    /// say). `*` matches any run of characters, `/` and `::` included.
+    #[serde(default)]
+    pub pass_to_pass_exclude: Vec<String>,
     /// Default test timeout in seconds for this entry (the `--timeout` flag wins).
     #[serde(default)]
     pub timeout: Option<u64>,
+    /// Python version (`"3.9"`); absent: the language default (Debian bookworm's).
+    #[serde(default, deserialize_with = "version", skip_serializing_if = "Option::is_none")]
+    pub python: Option<String>,
+    /// Node.js version (`"16"`).
+    #[serde(default, deserialize_with = "version", skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// npm version; absent: the npm of the Node.js release (or Debian's with Debian's Node.js).
+    #[serde(default, deserialize_with = "version", skip_serializing_if = "Option::is_none")]
+    pub npm: Option<String>,
+    /// Java (JDK) version (`"11"`).
+    #[serde(default, deserialize_with = "version", skip_serializing_if = "Option::is_none")]
+    pub java: Option<String>,
+    /// Maven version (`"3.6.3"`).
+    #[serde(default, deserialize_with = "version", skip_serializing_if = "Option::is_none")]
+    pub maven: Option<String>,
+    /// Go version (`"1.21"`).
+    #[serde(default, deserialize_with = "version", skip_serializing_if = "Option::is_none")]
+    pub go: Option<String>,
+    /// Rust version (`"1.70"`).
+    #[serde(default, deserialize_with = "version", skip_serializing_if = "Option::is_none")]
+    pub rust: Option<String>,
+}
+
+impl SpecEntry {
+    /// An entry with these required fields and every other field at its default.
+    pub fn new(language: impl Into<String>, test_cmd: impl Into<String>, log_parser: ParserKind) -> Self {
+        SpecEntry {
+            language: language.into(),
+            apt: Vec::new(),
+            env_setup: Vec::new(),
+            install: Vec::new(),
+            test_cmd: test_cmd.into(),
+            test_args: TestArgs::default(),
+            log_parser,
+            collect: Vec::new(),
+            env: BTreeMap::new(),
+            test_files: Vec::new(),
+            test_arg_files: Vec::new(),
+            pass_to_pass_exclude: Vec::new(),
+            timeout: None,
+            python: None,
+            node: None,
+            npm: None,
+            java: None,
+            maven: None,
+            go: None,
+            rust: None,
+        }
+    }
+
+    /// The toolchain versions the entry names, in [`TOOLS`] order.
+    pub fn toolchains(&self) -> Request {
+        let named = [&self.python, &self.node, &self.npm, &self.java, &self.maven, &self.go, &self.rust];
+        TOOLS.iter().zip(named).filter_map(|(tool, v)| Some((tool.to_string(), v.clone()?))).collect()
+    }
+}
+
+/// A toolchain version: a string. A bare TOML or JSON number is refused, since `3.10` would
+/// read as 3.1.
+fn version<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Text(String),
+        Number(serde_json::Number),
+    }
+    match Option::<Raw>::deserialize(deserializer)? {
+        None => Ok(None),
+        Some(Raw::Text(text)) => Ok(Some(text)),
+        Some(Raw::Number(n)) => Err(serde::de::Error::custom(format!(
+            "a toolchain version must be a string: write \"{n}\" in quotes (a bare number loses trailing zeros, 3.10 becomes 3.1)"
+        ))),
+    }
 }
 
 /// How test-patch files become test command arguments.
@@ -80,7 +180,7 @@ pub enum TestArgs {
 }
 
 /// Per-language defaults: `harness/languages/<language>.toml`.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LanguageSpec {
     /// Base-layer Dockerfile template, in `dockerfiles/`.
@@ -98,6 +198,10 @@ pub struct LanguageSpec {
     /// Environment every container of this language gets.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Tools the base template installs (`harness/toolchains.toml`), the language's main tool
+    /// first: with no version named they are the default suite's Debian packages.
+    #[serde(default)]
+    pub toolchains: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -108,20 +212,59 @@ pub enum SpecError {
     Invalid { path: PathBuf, message: String },
     #[error("harness specs {first} and {second} both describe repository {repo}; keep one")]
     Duplicate { repo: String, first: PathBuf, second: PathBuf },
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+}
+
+/// An instance's inline `harness`: spec entry fields, merged over the matching spec entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct InlineHarness(pub Map<String, Value>);
+
+impl InlineHarness {
+    /// Checks the fields' names and types (whether the entry is complete is known only once it
+    /// is merged over its spec entry).
+    pub fn check(value: Value) -> Result<Self, String> {
+        let Value::Object(map) = value else {
+            return Err("it must be an object of spec entry fields".into());
+        };
+        let mut probe = Map::new();
+        probe.insert("language".into(), "-".into());
+        probe.insert("test_cmd".into(), "-".into());
+        probe.insert("log_parser".into(), "pytest".into());
+        merge(&mut probe, &map);
+        serde_json::from_value::<SpecEntry>(Value::Object(probe)).map_err(|e| e.to_string())?;
+        Ok(InlineHarness(map))
+    }
+}
+
+/// Merges `over` into `base`: each field of `over` replaces the field of `base`, except that
+/// tables merge key by key.
+pub fn merge(base: &mut Map<String, Value>, over: &Map<String, Value>) {
+    for (key, value) in over {
+        match (base.get_mut(key), value) {
+            (Some(Value::Object(below)), Value::Object(above)) => merge(below, above),
+            _ => {
+                base.insert(key.clone(), value.clone());
+            }
+        }
+    }
 }
 
 /// Every spec verdict knows about, by repository.
 #[derive(Debug, Clone, Default)]
 pub struct SpecRegistry {
-    specs: BTreeMap<String, (PathBuf, SpecFile)>,
+    specs: BTreeMap<String, SpecFile>,
     languages: BTreeMap<String, LanguageSpec>,
+    catalog: Catalog,
 }
 
 impl SpecRegistry {
     /// Loads `<harness>/specs/*.toml`, `<harness>/languages/*.toml`, then each extra folder's
     /// `*.toml` spec files. A repository described twice is an error, not a silent override.
     pub fn load(harness_dir: &Path, extra_dirs: &[PathBuf]) -> Result<Self, SpecError> {
-        let mut registry = SpecRegistry::default();
+        let mut registry =
+            SpecRegistry { catalog: Catalog::load(&harness_dir.join("toolchains.toml"))?, ..SpecRegistry::default() };
         for path in toml_files(&harness_dir.join("languages"))? {
             let language: LanguageSpec = read_toml(&path)?;
             let name = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
@@ -131,23 +274,90 @@ impl SpecRegistry {
         dirs.extend(extra_dirs.iter().cloned());
         for dir in dirs {
             for path in toml_files(&dir)? {
-                let spec: SpecFile = read_toml(&path)?;
-                if spec.versions.is_empty() {
+                let text: SpecFileText = read_toml(&path)?;
+                if text.versions.is_empty() {
                     return Err(SpecError::Invalid { path, message: "it has no [versions.\"...\"] entry".into() });
                 }
-                if let Some((first, _)) = registry.specs.get(&spec.repo) {
-                    return Err(SpecError::Duplicate { repo: spec.repo.clone(), first: first.clone(), second: path });
+                if let Some(first) = registry.specs.get(&text.repo) {
+                    return Err(SpecError::Duplicate {
+                        repo: text.repo.clone(),
+                        first: first.path.clone(),
+                        second: path,
+                    });
                 }
-                registry.specs.insert(spec.repo.clone(), (path, spec));
+                let spec = registry.resolve_file(text, path)?;
+                registry.specs.insert(spec.repo.clone(), spec);
             }
         }
         Ok(registry)
     }
 
+    /// Merges each entry over the file's defaults and checks it: its fields, and that every
+    /// toolchain version it names is one some provider knows.
+    fn resolve_file(&self, text: SpecFileText, path: PathBuf) -> Result<SpecFile, SpecError> {
+        let defaults = to_json(&text.defaults);
+        let mut versions = BTreeMap::new();
+        for (version, table) in text.versions {
+            let invalid = |message: String| SpecError::Invalid {
+                path: path.clone(),
+                message: format!("entry versions.{version:?}: {message}"),
+            };
+            let mut fields = defaults.clone();
+            merge(&mut fields, &to_json(&table));
+            let entry = self.entry_from_fields(&fields).map_err(invalid)?;
+            versions.insert(version, (fields, entry));
+        }
+        Ok(SpecFile { repo: text.repo, path, versions })
+    }
+
+    /// An entry from merged fields, its toolchain versions checked against the catalog.
+    fn entry_from_fields(&self, fields: &Map<String, Value>) -> Result<SpecEntry, String> {
+        let entry: SpecEntry = serde_json::from_value(Value::Object(fields.clone())).map_err(|e| e.to_string())?;
+        for (tool, version) in entry.toolchains() {
+            self.catalog.check(&tool, &version)?;
+        }
+        Ok(entry)
+    }
+
     /// The entry for a repository at a version: the exact version, else `"*"`.
     pub fn entry(&self, repo: &str, version: Option<&str>) -> Option<&SpecEntry> {
-        let (_, spec) = self.specs.get(repo)?;
+        self.entry_fields(repo, version).map(|(_, entry)| entry)
+    }
+
+    fn entry_fields(&self, repo: &str, version: Option<&str>) -> Option<&(Map<String, Value>, SpecEntry)> {
+        let spec = self.specs.get(repo)?;
         version.and_then(|v| spec.versions.get(v)).or_else(|| spec.versions.get("*"))
+    }
+
+    /// The spec file describing `repo`.
+    pub fn file(&self, repo: &str) -> Option<&SpecFile> {
+        self.specs.get(repo)
+    }
+
+    /// The entry an instance runs with: its inline `harness` merged over the spec entry of its
+    /// repository and version (the spec entry alone without one, the inline fields alone
+    /// without a spec entry). `Ok(None)` when there is neither.
+    pub fn entry_with_inline(
+        &self,
+        repo: &str,
+        version: Option<&str>,
+        inline: Option<&InlineHarness>,
+    ) -> Result<Option<SpecEntry>, String> {
+        let spec = self.entry_fields(repo, version);
+        match (spec, inline) {
+            (None, None) => Ok(None),
+            (Some((_, entry)), None) => Ok(Some(entry.clone())),
+            (below, Some(inline)) => {
+                let mut fields = below.map(|(fields, _)| fields.clone()).unwrap_or_default();
+                merge(&mut fields, &inline.0);
+                self.entry_from_fields(&fields).map(Some)
+            }
+        }
+    }
+
+    /// The toolchain catalog (`harness/toolchains.toml`).
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
     }
 
     pub fn language(&self, name: &str) -> Option<&LanguageSpec> {
@@ -177,7 +387,17 @@ fn toml_files(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {
     Ok(files)
 }
 
+fn to_json(table: &toml::Table) -> Map<String, Value> {
+    match serde_json::to_value(table) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    }
+}
+
 fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, SpecError> {
     let text = std::fs::read_to_string(path).map_err(|source| SpecError::Read { path: path.to_path_buf(), source })?;
     toml::from_str(&text).map_err(|e| SpecError::Invalid { path: path.to_path_buf(), message: e.to_string() })
 }
+
+#[cfg(test)]
+mod tests;

@@ -12,6 +12,7 @@
 pub mod build;
 pub mod context;
 pub mod layers;
+pub mod toolchain;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -20,17 +20,10 @@ fn instance() -> Instance {
 
 fn entry() -> SpecEntry {
     SpecEntry {
-        language: "python".into(),
         apt: vec!["libxml2".into()],
         env_setup: vec!["pip install pytest".into()],
         install: vec!["pip install -e .".into()],
-        test_cmd: "pytest".into(),
-        test_args: Default::default(),
-        log_parser: ParserKind::Pytest,
-        collect: vec![],
-        env: BTreeMap::new(),
-        test_files: vec![],
-        timeout: None,
+        ..SpecEntry::new("python", "pytest", ParserKind::Pytest)
     }
 }
 
@@ -41,6 +34,7 @@ fn language() -> LanguageSpec {
         test_files: vec![],
         test_arg_files: vec![],
         env: BTreeMap::from([("TZ".into(), "UTC".into())]),
+        toolchains: vec!["python".into()],
     }
 }
 

@@ -62,20 +62,20 @@ pub fn plan(specs: &SpecRegistry, planner: &Planner, instance: &Instance) -> Res
     Ok(Prepared { entry, language, images })
 }
 
-/// The spec entry of an instance (its inline `harness`, else by repository and version) and
-/// its language's defaults.
+/// The spec entry of an instance (its inline `harness` merged over the spec entry of its
+/// repository and version) and its language's defaults.
 pub fn resolve_spec(specs: &SpecRegistry, instance: &Instance) -> Result<(SpecEntry, LanguageSpec), String> {
-    let entry = match &instance.harness {
-        Some(inline) => inline.clone(),
-        None => specs.entry(&instance.repo, instance.version.as_deref()).cloned().ok_or_else(|| {
+    let entry = specs
+        .entry_with_inline(&instance.repo, instance.version.as_deref(), instance.harness.as_ref())
+        .map_err(|e| format!("instance {}: its harness spec is not usable: {e}", instance.instance_id))?
+        .ok_or_else(|| {
             format!(
                 "no harness spec for repository {} (version {}): add harness/specs/{}.toml, pass --specs DIR, or give the instance a `harness` field",
                 instance.repo,
                 instance.version.as_deref().unwrap_or("unset"),
                 instance.repo.replace('/', "__")
             )
-        })?,
-    };
+        })?;
     let language = specs.language(&entry.language).cloned().ok_or_else(|| {
         format!(
             "instance {}: unknown language {:?}; add harness/languages/{}.toml",

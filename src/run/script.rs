@@ -66,9 +66,34 @@ pub fn touched_test_files(patch: &str, globs: &[String], test_patch: &str) -> Ve
     touched
 }
 
-/// The test command's arguments from the files of the test patch.
-pub fn test_arguments(kind: TestArgs, test_patch: &str, language: &LanguageSpec) -> Vec<String> {
-    let set = glob_set(&language.test_arg_files);
+/// The runnable-test globs of a spec entry and its language.
+pub fn test_arg_globs(entry: &SpecEntry, language: &LanguageSpec) -> Vec<String> {
+    language.test_arg_files.iter().chain(&entry.test_arg_files).cloned().collect()
+}
+
+/// A warning when the test patch has files but none becomes a test argument under `files` or
+/// `jest` (the test command then runs without file arguments, which is rarely what was meant).
+pub fn no_test_argument_warning(entry: &SpecEntry, language: &LanguageSpec, test_patch: &str) -> Option<String> {
+    if !matches!(entry.test_args, TestArgs::Files | TestArgs::Jest) {
+        return None;
+    }
+    let globs = test_arg_globs(entry, language);
+    let files: Vec<String> = changed_files(test_patch).iter().filter_map(|c| c.new.clone()).collect();
+    if files.is_empty() || !test_arguments(entry.test_args, test_patch, &globs).is_empty() {
+        return None;
+    }
+    let kind = if entry.test_args == TestArgs::Jest { "jest" } else { "files" };
+    Some(format!(
+        "no file of the test patch ({}) is a runnable test under test_args = \"{kind}\" (globs: {}), so the test command ran without test files; set test_arg_files in the spec entry",
+        files.join(", "),
+        globs.join(", ")
+    ))
+}
+
+/// The test command's arguments from the files of the test patch (`globs`: the runnable-test
+/// globs, see [`test_arg_globs`]).
+pub fn test_arguments(kind: TestArgs, test_patch: &str, globs: &[String]) -> Vec<String> {
+    let set = glob_set(globs);
     let live: Vec<String> = changed_files(test_patch).iter().filter_map(|c| c.new.clone()).collect();
     let mut args: Vec<String> = Vec::new();
     let mut push = |arg: String| {
@@ -156,7 +181,8 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
     let marker = format!("VERDICT-{}", input.nonce);
     let test_changes = changed_files(input.test_patch);
     let globs = test_globs(input.entry, input.language);
-    let test_args = test_arguments(input.entry.test_args, input.test_patch, input.language);
+    let test_args =
+        test_arguments(input.entry.test_args, input.test_patch, &test_arg_globs(input.entry, input.language));
     let mut inputs = vec![("test.diff".to_string(), input.test_patch.as_bytes().to_vec())];
 
     let mut s = String::new();

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::fields::Fields;
 use super::{LoadError, Record};
-use crate::dataset::spec::SpecEntry;
+use crate::dataset::spec::InlineHarness;
 use crate::dataset::Instance;
 
 pub(crate) fn from_record(path: &Path, record: Record) -> Result<Instance, LoadError> {
@@ -69,7 +69,7 @@ pub(crate) fn from_record(path: &Path, record: Record) -> Result<Instance, LoadE
     let version = f.take_str_or_number("version")?;
     let harness = match f.map.remove("harness") {
         None | Some(Value::Null) => None,
-        Some(value) => Some(serde_json::from_value::<SpecEntry>(value).map_err(|e| {
+        Some(value) => Some(InlineHarness::check(value).map_err(|e| {
             f.wrong_type_text("harness", "an inline harness spec entry", &format!("an invalid one ({e})"))
         })?),
     };

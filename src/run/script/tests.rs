@@ -10,22 +10,14 @@ fn python() -> LanguageSpec {
         test_files: vec!["tests/**".into(), "**/conftest.py".into()],
         test_arg_files: vec!["**/test_*.py".into()],
         env: BTreeMap::new(),
+        ..LanguageSpec::default()
     }
 }
 
 fn entry(test_args: TestArgs) -> SpecEntry {
     SpecEntry {
-        language: "python".into(),
-        apt: vec![],
-        env_setup: vec![],
-        install: vec![],
-        test_cmd: "pytest -rA --junitxml=$VERDICT_OUT/junit.xml".into(),
         test_args,
-        log_parser: ParserKind::Pytest,
-        collect: vec![],
-        env: BTreeMap::new(),
-        test_files: vec![],
-        timeout: None,
+        ..SpecEntry::new("python", "pytest -rA --junitxml=$VERDICT_OUT/junit.xml", ParserKind::Pytest)
     }
 }
 
@@ -151,14 +143,14 @@ fn without_candidate_there_is_no_apply_chain() {
 fn jest_snapshots_map_to_their_spec_file() {
     let lang = LanguageSpec { test_arg_files: vec!["**/*.test.js".into()], ..python() };
     let patch = "diff --git a/src/__snapshots__/x.test.js.snap b/src/__snapshots__/x.test.js.snap\n--- a/src/__snapshots__/x.test.js.snap\n+++ b/src/__snapshots__/x.test.js.snap\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/src/x.test.js b/src/x.test.js\n--- a/src/x.test.js\n+++ b/src/x.test.js\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/src/util.js b/src/util.js\n--- a/src/util.js\n+++ b/src/util.js\n@@ -1 +1 @@\n-a\n+b\n";
-    assert_eq!(test_arguments(TestArgs::Jest, patch, &lang), ["src/x.test.js"]);
+    assert_eq!(test_arguments(TestArgs::Jest, patch, &lang.test_arg_files), ["src/x.test.js"]);
 }
 
 #[test]
 fn maven_classes_and_modules() {
     let patch = "diff --git a/core/src/test/java/com/x/FooTest.java b/core/src/test/java/com/x/FooTest.java\n--- a/core/src/test/java/com/x/FooTest.java\n+++ b/core/src/test/java/com/x/FooTest.java\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/src/test/java/com/y/BarTest.java b/src/test/java/com/y/BarTest.java\nnew file mode 100644\n--- /dev/null\n+++ b/src/test/java/com/y/BarTest.java\n@@ -0,0 +1 @@\n+b\ndiff --git a/core/src/test/resources/data.txt b/core/src/test/resources/data.txt\n--- a/core/src/test/resources/data.txt\n+++ b/core/src/test/resources/data.txt\n@@ -1 +1 @@\n-a\n+b\n";
     assert_eq!(
-        test_arguments(TestArgs::Maven, patch, &python()),
+        test_arguments(TestArgs::Maven, patch, &python().test_arg_files),
         ["-Dtest=com.x.FooTest,com.x.FooTest$*,com.y.BarTest,com.y.BarTest$*", "-pl", "core"]
     );
 }
@@ -207,4 +199,40 @@ fn a_run_cut_short_has_no_exit_code() {
     assert_eq!(out.exit_code, None);
     assert!(!out.finished);
     assert_eq!(out.test_output, "hanging...\n");
+}
+
+#[test]
+fn a_spec_can_add_its_own_runnable_test_glob() {
+    // tqdm's tests are tests/tests_*.py, which match neither default glob.
+    let patch = "\
+diff --git a/tests/tests_tqdm.py b/tests/tests_tqdm.py
+--- a/tests/tests_tqdm.py
++++ b/tests/tests_tqdm.py
+@@ -1 +1,2 @@
+ x
++y
+";
+    let lang = python();
+    let plain = entry(TestArgs::Files);
+    assert!(test_arguments(plain.test_args, patch, &test_arg_globs(&plain, &lang)).is_empty());
+    let warning = no_test_argument_warning(&plain, &lang, patch).expect("a warning");
+    assert!(warning.contains("tests/tests_tqdm.py") && warning.contains("test_arg_files"), "{warning}");
+
+    let own = SpecEntry { test_arg_files: vec!["tests/tests_*.py".into()], ..entry(TestArgs::Files) };
+    assert_eq!(test_arguments(own.test_args, patch, &test_arg_globs(&own, &lang)), ["tests/tests_tqdm.py"]);
+    assert_eq!(no_test_argument_warning(&own, &lang, patch), None);
+    let env = BTreeMap::new();
+    let script = render(&ScriptInput {
+        title: "t".into(),
+        candidate: None,
+        test_patch: patch,
+        entry: &own,
+        language: &lang,
+        env: &env,
+        timeout_secs: 5,
+        nonce: "x",
+    });
+    assert_eq!(script.test_args, ["tests/tests_tqdm.py"]);
+    // Whole-suite runs and Maven are never warned about.
+    assert_eq!(no_test_argument_warning(&entry(TestArgs::None), &lang, patch), None);
 }

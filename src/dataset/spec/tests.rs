@@ -1,0 +1,98 @@
+//! Spec loading: the built-in specs, file defaults, toolchain versions checked at load, and
+//! inline `harness` fields merged over the spec entry.
+
+use super::*;
+
+fn harness() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("harness")
+}
+
+/// A registry of the real harness plus one extra spec file.
+fn with_spec(text: &str) -> (tempfile::TempDir, Result<SpecRegistry, SpecError>) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("acme__tool.toml"), text).unwrap();
+    let loaded = SpecRegistry::load(&harness(), &[dir.path().to_path_buf()]);
+    (dir, loaded)
+}
+
+const TOOL: &str = r#"
+repo = "acme/tool"
+
+[defaults]
+language = "python"
+test_cmd = "pytest -rA"
+log_parser = "pytest"
+env = { A = "1", B = "2" }
+
+[versions."1.0"]
+python = "3.9"
+test_arg_files = ["tests/tests_*.py"]
+env = { B = "two" }
+
+[versions."*"]
+install = ["pip install ."]
+"#;
+
+#[test]
+fn the_built_in_specs_load() {
+    let registry = SpecRegistry::load(&harness(), &[]).unwrap();
+    assert!(registry.entry("verdict-demo/pycalc", Some("0.1")).is_some());
+    assert!(registry.language("python").is_some_and(|l| l.toolchains == ["python"]));
+    assert_eq!(registry.catalog().default_suite, "bookworm");
+}
+
+#[test]
+fn entries_merge_over_the_file_defaults() {
+    let (_dir, registry) = with_spec(TOOL);
+    let registry = registry.unwrap();
+    let one = registry.entry("acme/tool", Some("1.0")).unwrap();
+    assert_eq!(one.test_cmd, "pytest -rA");
+    assert_eq!(one.python.as_deref(), Some("3.9"));
+    assert_eq!(one.test_arg_files, ["tests/tests_*.py"]);
+    assert_eq!(one.env, BTreeMap::from([("A".into(), "1".into()), ("B".into(), "two".into())]), "tables merge by key");
+    assert_eq!(one.toolchains(), vec![("python".to_string(), "3.9".to_string())]);
+    let other = registry.entry("acme/tool", Some("2.0")).unwrap();
+    assert_eq!(other.install, ["pip install ."]);
+    assert_eq!(other.python, None);
+}
+
+#[test]
+fn an_unknown_toolchain_version_names_the_file_the_entry_and_the_version() {
+    let (dir, registry) = with_spec(&TOOL.replace("python = \"3.9\"", "python = \"3.99\""));
+    let err = registry.unwrap_err().to_string();
+    assert!(err.contains(&dir.path().join("acme__tool.toml").display().to_string()), "{err}");
+    assert!(err.contains("entry versions.\"1.0\""), "{err}");
+    assert!(err.contains("python = \"3.99\" is a version no toolchain provider knows"), "{err}");
+
+    let (_dir, registry) = with_spec(&TOOL.replace("python = \"3.9\"", "python = 3.10"));
+    let err = registry.unwrap_err().to_string();
+    assert!(err.contains("must be a string") && err.contains("3.1"), "{err}");
+
+    let (_dir, registry) = with_spec(&TOOL.replace("python = \"3.9\"", "pyhton = \"3.9\""));
+    let err = registry.unwrap_err().to_string();
+    assert!(err.contains("unknown field `pyhton`"), "{err}");
+}
+
+#[test]
+fn an_inline_harness_overrides_only_the_fields_it_names() {
+    let (_dir, registry) = with_spec(TOOL);
+    let registry = registry.unwrap();
+    let inline = InlineHarness::check(serde_json::json!({"test_cmd": "pytest -x", "env": {"C": "3"}})).unwrap();
+    let entry = registry.entry_with_inline("acme/tool", Some("1.0"), Some(&inline)).unwrap().unwrap();
+    assert_eq!(entry.test_cmd, "pytest -x");
+    assert_eq!(entry.python.as_deref(), Some("3.9"), "the spec entry's other fields stay");
+    assert_eq!(entry.test_arg_files, ["tests/tests_*.py"]);
+    assert_eq!(entry.env.get("A").map(String::as_str), Some("1"));
+    assert_eq!(entry.env.get("C").map(String::as_str), Some("3"));
+
+    // Without a spec entry the inline fields stand alone, and must then be complete.
+    let alone = registry.entry_with_inline("acme/other", None, Some(&inline)).unwrap_err();
+    assert!(alone.contains("missing field `language`"), "{alone}");
+    // An inline version is checked like a spec file's.
+    let bad = InlineHarness::check(serde_json::json!({"node": "99"})).unwrap();
+    let err = registry.entry_with_inline("acme/tool", Some("1.0"), Some(&bad)).unwrap_err();
+    assert!(err.contains("node = \"99\""), "{err}");
+    // Field names and types are checked when the dataset is read.
+    assert!(InlineHarness::check(serde_json::json!({"tset_cmd": "x"})).unwrap_err().contains("tset_cmd"));
+    assert!(InlineHarness::check(serde_json::json!(["x"])).is_err());
+}
