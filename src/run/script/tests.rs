@@ -231,6 +231,7 @@ diff --git a/tests/tests_tqdm.py b/tests/tests_tqdm.py
         env: &env,
         timeout_secs: 5,
         nonce: "x",
+        apply_only: false,
     });
     assert_eq!(script.test_args, ["tests/tests_tqdm.py"]);
     // Whole-suite runs and Maven are never warned about.
