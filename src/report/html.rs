@@ -390,7 +390,10 @@ fn instance_row(r: &InstanceReport) -> Markup {
                 (link(&dir, &r.logs.eval_script, "eval script"))
                 (link(&dir, &r.logs.test_output, "test output"))
                 a href=(format!("{dir}/report.json")) { "report" }
-                @if let Some(log) = &r.logs.build_log { a href=(log) { "build log" } }
+                // The build log lies outside the instance folder, named relative to where verdict ran.
+                @if let Some(log) = &r.logs.build_log {
+                    a href=(std::path::absolute(log).map(|p| p.display().to_string()).unwrap_or_else(|_| log.clone())) { "build log" }
+                }
             }
         }
     }
