@@ -2,8 +2,9 @@
 //!
 //! The modules follow the pipeline: [`dataset`] → [`images`] → [`run`] → [`parse`] → [`grade`]
 //! → [`report`], with [`localize`] beside it. [`engine`] owns the Docker connection and the
-//! cleanup of verdict's containers; [`cli`] the command line.
+//! labels on what verdict makes; [`cli`] the command line; [`atomic`] writes files whole.
 
+pub mod atomic;
 pub mod cli;
 pub mod dataset;
 pub mod engine;

@@ -154,7 +154,7 @@ fn demo_outcomes_from_real_containers() {
         assert_eq!(read_json(&model_dir.join(id).join("report.json"))["outcome"], *outcome, "{id} after regrading");
     }
 
-    assert_no_containers_left();
+    assert_no_containers_left(&logs, &["demo-test"]);
 }
 
 #[test]
@@ -197,19 +197,5 @@ fn check_envs_finds_no_drift_in_the_demo() {
     assert_eq!(report["builds"], true);
     assert_eq!(report["drift"][0]["id"], "tests/test_median.py::test_gone", "{report:#}");
     assert_eq!(report["drift"][0]["now"], "missing", "{report:#}");
-    assert_no_containers_left();
-}
-
-/// No container of verdict's survives a run.
-pub fn assert_no_containers_left() {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    runtime.block_on(async {
-        let docker = verdict::engine::connect().await.expect("engine");
-        let filters =
-            std::collections::HashMap::from([("label".to_string(), vec![verdict::engine::OWNER_LABEL.to_string()])]);
-        let options =
-            bollard::query_parameters::ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
-        let left = docker.list_containers(Some(options)).await.unwrap();
-        assert!(left.is_empty(), "containers left behind: {left:?}");
-    });
+    assert_no_containers_left(&logs, &["demo", "drifted"]);
 }

@@ -68,7 +68,7 @@ fn garbage_binary_and_broken_builds_are_outcomes() {
     let log_text = std::fs::read_to_string(log).unwrap();
     assert!(log_text.contains("installing"), "{log_text}");
     assert!(failed["reason"].as_str().unwrap().contains(log), "{failed:#}");
-    crate::demo::assert_no_containers_left();
+    assert_no_containers_left(&logs, &["bad"]);
 }
 
 #[test]
@@ -104,9 +104,8 @@ fn ctrl_c_removes_containers_and_the_rerun_finishes() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let runtime = tokio::runtime::Runtime::new().unwrap();
     let started = std::time::Instant::now();
-    while runtime.block_on(count_containers()) == 0 {
+    while containers_of(&logs, "i").is_empty() {
         assert!(started.elapsed().as_secs() < 120, "no evaluation container appeared");
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
@@ -117,7 +116,7 @@ fn ctrl_c_removes_containers_and_the_rerun_finishes() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", text(&out));
     assert!(text(&out).contains("rerun the same --run-id"), "{}", text(&out));
-    crate::demo::assert_no_containers_left();
+    assert_no_containers_left(&logs, &["i"]);
     assert!(
         !logs.join("i/demo-model/verdict-demo__pycalc-3/report.json").exists(),
         "an interrupted instance has no report"
@@ -126,14 +125,5 @@ fn ctrl_c_removes_containers_and_the_rerun_finishes() {
     let again = verdict(&[&args[..], &["--timeout", "5"]].concat());
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
     assert_eq!(read_json(&logs.join("i/demo-model/verdict-demo__pycalc-3/report.json"))["outcome"], "timeout");
-    crate::demo::assert_no_containers_left();
-}
-
-async fn count_containers() -> usize {
-    let docker = verdict::engine::connect().await.expect("engine");
-    let filters =
-        std::collections::HashMap::from([("label".to_string(), vec![verdict::engine::OWNER_LABEL.to_string()])]);
-    let options =
-        bollard::query_parameters::ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
-    docker.list_containers(Some(options)).await.map(|c| c.len()).unwrap_or(0)
+    assert_no_containers_left(&logs, &["i"]);
 }

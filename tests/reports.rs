@@ -345,7 +345,7 @@ fn compare_html_junit_and_apply_only_on_real_runs() {
             assert!(!script.contains("TESTS START") && !script.contains("test.diff"), "{id}");
         }
     }
-    crate::demo::assert_no_containers_left();
+    assert_no_containers_left(&logs, &["two", "gold", "apply"]);
 }
 
 #[derive(Debug)]

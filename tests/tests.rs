@@ -4,7 +4,10 @@
 mod util;
 
 mod bad_input;
+mod decide;
 mod demo;
 mod docker_input;
+mod engines;
+mod faults;
 mod reports;
 mod validate;

@@ -47,3 +47,22 @@ pub fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
 }
+
+/// The containers on the engine of the run that wrote to `<logs>/<run_id>` (and only that
+/// run: other tests and other people's runs on the same engine are not counted).
+pub fn containers_of(logs: &Path, run_id: &str) -> Vec<verdict::engine::OwnedContainer> {
+    let scope = verdict::engine::RunScope::new(&logs.join(run_id), run_id).expect("a run scope");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let engine = verdict::engine::Engine::connect().await.expect("engine");
+        engine.containers(&scope.filter()).await.expect("list containers")
+    })
+}
+
+/// No container of these runs survives them.
+pub fn assert_no_containers_left(logs: &Path, run_ids: &[&str]) {
+    for run_id in run_ids {
+        let left = containers_of(logs, run_id);
+        assert!(left.is_empty(), "containers of run {run_id} in {} left behind: {left:?}", logs.display());
+    }
+}

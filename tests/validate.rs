@@ -67,7 +67,7 @@ fn validate_reproduces_the_demo_lists() {
     for r in reports.as_array().unwrap() {
         assert!(r["timing"]["cpu_secs"].as_f64().is_some_and(|s| s > 0.0), "{}: {}", r["instance_id"], r["timing"]);
     }
-    crate::demo::assert_no_containers_left();
+    assert_no_containers_left(&logs, &["stripped"]);
 }
 
 /// Ids naming a whole file or class rather than one test.

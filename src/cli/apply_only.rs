@@ -2,9 +2,9 @@
 //! container, no tests; strict and lenient apply rates per model.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use super::common::{self, Loaded};
+use super::error::Result;
 use super::evaluate::EvaluateArgs;
 use super::exit;
 use crate::dataset::sources::{label, Assembled};
@@ -13,12 +13,10 @@ use crate::report::apply::{render_apply_table, summarize_apply, ApplyOutcome, Ap
 use crate::report::model_key;
 use crate::run;
 
-pub async fn run(args: &EvaluateArgs, loaded: &Loaded, selected: Assembled, run_id: &str) -> anyhow::Result<i32> {
+pub async fn run(args: &EvaluateArgs, loaded: &Loaded, selected: Assembled, run_id: &str) -> Result<i32> {
     let logs = args.run.images.logs.clone();
     let several = selected.models.len() > 1;
-    let ctx = Arc::new(common::context(loaded, &args.run, run_id, false).await?);
-    let docker = ctx.backend.docker().clone();
-    let workers = common::workers(&args.run);
+    let opened = common::open(loaded, &args.run, run_id, false).await?;
     let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
     let facts = common::facts(loaded);
     let mut code = exit::OK;
@@ -33,12 +31,12 @@ pub async fn run(args: &EvaluateArgs, loaded: &Loaded, selected: Assembled, run_
                 (instance.clone(), prediction.clone(), dir)
             })
             .collect();
-        let (ctx, shown) = (ctx.clone(), key.clone());
+        let (ctx, shown) = (opened.ctx.clone(), key.clone());
         let check = move |(instance, prediction, dir): (Instance, Prediction, PathBuf)| {
             let (ctx, shown) = (ctx.clone(), shown.clone());
             async move {
                 let report = run::apply_only::apply_one(&ctx, &instance, &prediction, &dir).await;
-                let step = report.apply.step.clone().unwrap_or_else(|| report.outcome.name().to_string());
+                let step = report.apply.step.map_or(report.outcome.name(), |s| s.name());
                 let line = if several {
                     format!("{:<40} {shown:<24} {step}", instance.instance_id)
                 } else {
@@ -48,8 +46,9 @@ pub async fn run(args: &EvaluateArgs, loaded: &Loaded, selected: Assembled, run_
             }
         };
         let started = std::time::Instant::now();
-        let Some(mut mine) = common::run_all(&docker, jobs, workers, "applying", check, lost).await else {
-            return Ok(exit::INTERRUPTED);
+        let mut mine = match opened.scheduler.run_all(jobs, "applying", check, lost).await {
+            Ok(reports) => reports,
+            Err(stop) => return common::stopped(stop),
         };
         mine.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
         let mut summary = summarize_apply(&ids, &mine, &facts);

@@ -4,8 +4,10 @@ use std::collections::BTreeMap;
 
 use clap::Args;
 
-use super::common::{self, fail};
+use super::common;
+use super::error::{Error, Result};
 use super::{exit, DatasetArgs, ImageArgs};
+use crate::images::build::ImageError;
 use crate::run::plan;
 
 #[derive(Debug, Clone, Args)]
@@ -19,10 +21,12 @@ pub struct BuildArgs {
     pub images: ImageArgs,
 }
 
-pub async fn run(args: BuildArgs) -> anyhow::Result<i32> {
+pub async fn run(args: BuildArgs) -> Result<i32> {
     let loaded = common::load_dataset(&args.dataset, &args.images.logs)?;
-    let docker = common::connect().await?;
-    let (builder, planner) = common::builder(&docker, &loaded, &args.images, args.no_cache).await?;
+    crate::run::session::ensure_writable(&args.images.logs)?;
+    let engine = common::connect().await?;
+    let labels = std::collections::HashMap::from([(crate::engine::OWNER_LABEL.to_string(), "1".to_string())]);
+    let (builder, planner) = common::builder(&engine, &loaded, &args.images, args.no_cache, labels).await?;
 
     let mut failed = 0;
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
@@ -46,16 +50,17 @@ pub async fn run(args: BuildArgs) -> anyhow::Result<i32> {
                 if built.built_now { "built" } else { "reused" },
                 built.size_bytes as f64 / 1e6
             ),
-            Err(failure) => {
+            Err(ImageError::Build(failure)) => {
                 failed += 1;
                 format!("FAILED: {failure}")
             }
+            Err(ImageError::Engine(e)) => return Err(Error::EngineLost(e.to_string())),
         };
         println!("{:<40} {tag} {status}", instance.instance_id);
         seen.insert(tag, status);
     }
     if failed > 0 {
-        return Err(fail(exit::SOME_FAILED, format!("{failed} instance(s) have no image; see the build logs above")));
+        return Err(Error::SomeFailed(format!("{failed} instance(s) have no image; see the build logs above")));
     }
     Ok(exit::OK)
 }

@@ -1,17 +1,18 @@
 //! `verdict check-envs`: do the environments still build, and does the gold patch still grade
 //! as the dataset says?
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 
 use super::common;
+use super::error::Result;
 use super::{exit, DatasetArgs, RunArgs};
 use crate::dataset::Instance;
-use crate::grade;
-use crate::report::{drift_from_grade, CheckEnvReport, Outcome, Timing};
-use crate::run::{self, execute, prepare, Context, RunStatus};
+use crate::grade::decide;
+use crate::report::{CheckEnvReport, Outcome, Timing};
+use crate::run::evaluation::expected;
+use crate::run::{self, execute, prepare, Context};
 
 #[derive(Debug, Clone, Args)]
 pub struct CheckEnvsArgs {
@@ -24,12 +25,12 @@ pub struct CheckEnvsArgs {
     pub run: RunArgs,
 }
 
-pub async fn run(args: CheckEnvsArgs) -> anyhow::Result<i32> {
+pub async fn run(args: CheckEnvsArgs) -> Result<i32> {
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
     let run_id = common::run_id(args.run.run_id.as_deref(), &loaded);
-    let ctx = Arc::new(common::context(&loaded, &args.run, &run_id, args.no_cache).await?);
-    let docker = ctx.backend.docker().clone();
+    let opened = common::open(&loaded, &args.run, &run_id, args.no_cache).await?;
+    let ctx = opened.ctx.clone();
     let root = logs.join(run::safe_component(&run_id)).join("check_envs");
 
     let job_root = root.clone();
@@ -50,13 +51,13 @@ pub async fn run(args: CheckEnvsArgs) -> anyhow::Result<i32> {
         outcome: None,
         drift: Vec::new(),
         reason: Some(reason),
+        integrity: Vec::new(),
         timing: Timing::default(),
     };
-    let workers = common::workers(&args.run);
-    let Some(mut reports) =
-        common::run_all(&docker, loaded.instances.clone(), workers, "checking environments", check, lost).await
-    else {
-        return Ok(exit::INTERRUPTED);
+    let scheduler = &opened.scheduler;
+    let mut reports = match scheduler.run_all(loaded.instances.clone(), "checking environments", check, lost).await {
+        Ok(reports) => reports,
+        Err(stop) => return common::stopped(stop),
     };
     reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
     common::write_json(&root.join("summary.json"), &reports)?;
@@ -92,6 +93,7 @@ async fn check_one(ctx: &Context, instance: &Instance, dir: &std::path::Path) ->
         outcome: None,
         drift: Vec::new(),
         reason: None,
+        integrity: Vec::new(),
         timing: Timing::default(),
     };
     let prepared = match prepare(ctx, instance) {
@@ -101,49 +103,14 @@ async fn check_one(ctx: &Context, instance: &Instance, dir: &std::path::Path) ->
             return report;
         }
     };
-    let record = execute(ctx, &prepared, instance, Some(&instance.patch), dir).await;
-    report.timing = Timing { wall_secs: started.elapsed().as_secs_f64(), cpu_secs: record.cpu_secs };
-    match record.status {
-        RunStatus::BuildFailed { failure } => {
-            report.build_log = failure.log.as_ref().map(|p| p.display().to_string());
-            report.reason = Some(failure.to_string());
-            report.outcome = Some(Outcome::BuildFailed);
-        }
-        RunStatus::ApplyFailed => {
-            report.builds = true;
-            report.outcome = Some(Outcome::PatchApplyFailed);
-            report.reason = Some("the gold patch no longer applies".into());
-        }
-        RunStatus::TestPatchFailed => {
-            report.builds = true;
-            report.outcome = Some(Outcome::InfraError);
-            report.reason = Some("the test patch no longer applies".into());
-        }
-        RunStatus::Timeout { secs } => {
-            report.builds = true;
-            report.outcome = Some(Outcome::Timeout);
-            report.reason = Some(format!("the gold run did not finish within {secs} s"));
-        }
-        RunStatus::Crashed { reason } => {
-            report.builds = true;
-            report.outcome = Some(Outcome::InfraError);
-            report.reason = Some(reason);
-        }
-        RunStatus::Ran => {
-            report.builds = true;
-            match record.parsed {
-                Some(Ok(parsed)) => {
-                    let graded = grade::grade(&instance.fail_to_pass, &instance.pass_to_pass, &parsed);
-                    report.outcome = Some(Outcome::from(graded.resolution));
-                    report.drift = drift_from_grade(&graded, &parsed);
-                }
-                Some(Err(reason)) => {
-                    report.outcome = Some(Outcome::InfraError);
-                    report.reason = Some(format!("the test output could not be read: {reason}"));
-                }
-                None => report.outcome = Some(Outcome::InfraError),
-            }
-        }
-    }
+    let raw = execute(ctx, &prepared, instance, Some(&instance.patch), dir).await;
+    report.timing = Timing { wall_secs: started.elapsed().as_secs_f64(), cpu_secs: raw.cpu_secs };
+    let decided = decide::check_env(expected(instance), &raw, &ctx.rules);
+    report.builds = decided.builds;
+    report.build_log = decided.build_log;
+    report.outcome = Some(decided.outcome);
+    report.drift = decided.drift;
+    report.reason = decided.reason;
+    report.integrity = decided.integrity;
     report
 }

@@ -1,32 +1,22 @@
 //! What every command shares: where verdict's own files are, loading a dataset with its
-//! defaults, connecting to the engine, making the run context, and Ctrl-C.
+//! defaults, connecting to the engine, and opening a run (its context and worker pool).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context as _;
-
-use super::{exit, DatasetArgs, ImageArgs, RunArgs};
+use super::error::{Error, Result};
+use super::{DatasetArgs, ImageArgs, RunArgs};
 use crate::dataset::repo::RepoStore;
 use crate::dataset::spec::SpecRegistry;
 use crate::dataset::{load_instances, Instance};
+use crate::engine::Engine;
 use crate::images::build::Builder;
 use crate::images::{host_certs, Planner};
-use crate::run::backend::{limits, DockerBackend};
+use crate::run::backend::limits;
+use crate::run::scheduler::{Scheduler, Stopped};
+use crate::run::session::{ensure_writable, Session};
 use crate::run::Context;
-
-/// An error with the exit code it should end the process with.
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
-pub struct Failure {
-    pub code: i32,
-    pub message: String,
-}
-
-pub fn fail(code: i32, message: impl Into<String>) -> anyhow::Error {
-    Failure { code, message: message.into() }.into()
-}
 
 /// verdict's own folder (harness/, dockerfiles/): `VERDICT_HOME`, else the source tree it was
 /// built from.
@@ -54,23 +44,20 @@ pub struct Loaded {
 }
 
 /// Loads the dataset (the demo when none is given), filtered by --instance-ids.
-pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> anyhow::Result<Loaded> {
+pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> Result<Loaded> {
     let is_demo = args.dataset.is_none();
     let path = args.dataset.clone().unwrap_or_else(|| demo_dir().join("dataset.jsonl"));
-    let mut instances = load_instances(&path).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
+    let mut instances = load_instances(&path)?;
     let dataset_ids = instances.iter().map(|i| i.instance_id.clone()).collect();
     if !args.instance_ids.is_empty() {
         let unknown: Vec<&String> =
             args.instance_ids.iter().filter(|id| !instances.iter().any(|i| &&i.instance_id == id)).collect();
         if !unknown.is_empty() {
-            return Err(fail(
-                exit::BAD_INPUT,
-                format!(
-                    "--instance-ids names instances that {} does not have: {}",
-                    path.display(),
-                    unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-                ),
-            ));
+            return Err(Error::bad_input(format!(
+                "--instance-ids names instances that {} does not have: {}",
+                path.display(),
+                unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            )));
         }
         instances.retain(|i| args.instance_ids.contains(&i.instance_id));
     }
@@ -79,7 +66,7 @@ pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> anyhow::Result<Loaded> {
         repo_dirs.push(demo_dir().join("repos"));
     }
     let repos = Arc::new(RepoStore::new(repo_dirs, logs.join(".cache"), !args.no_clone));
-    let specs = SpecRegistry::load(&harness_dir(), &args.specs).map_err(|e| fail(exit::BAD_INPUT, e.to_string()))?;
+    let specs = SpecRegistry::load(&harness_dir(), &args.specs)?;
     Ok(Loaded { path, instances, dataset_ids, is_demo, repos, specs })
 }
 
@@ -94,92 +81,92 @@ pub fn run_id(given: Option<&str>, loaded: &Loaded) -> String {
     loaded.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into())
 }
 
-/// Connects to the engine and makes sure the OS image exists.
-pub async fn connect() -> anyhow::Result<bollard::Docker> {
-    crate::engine::connect().await.map_err(|e| fail(exit::ENGINE, e.to_string()))
+/// Connects to the engine.
+pub async fn connect() -> Result<Engine> {
+    Ok(Engine::connect().await?)
 }
 
-/// The image builder for a run.
+/// The image builder for a run (its builds carry `labels`), after making sure the OS image
+/// exists.
 pub async fn builder(
-    docker: &bollard::Docker,
+    engine: &Engine,
     loaded: &Loaded,
     images: &ImageArgs,
     no_cache: bool,
-) -> anyhow::Result<(Arc<Builder>, Planner)> {
+    labels: std::collections::HashMap<String, String>,
+) -> Result<(Arc<Builder>, Planner)> {
     let builder = Arc::new(Builder::new(
-        docker.clone(),
+        engine.clone(),
         loaded.repos.clone(),
         images.logs.join("build_images"),
         no_cache,
         Duration::from_secs(images.build_timeout),
+        labels,
     ));
-    builder.ensure_os_image(&images.os_image, &images.os_pull).await.map_err(|e| fail(exit::ENGINE, e.to_string()))?;
+    builder.ensure_os_image(&images.os_image, &images.os_pull).await?;
     let planner = Planner::new(home().join("dockerfiles"), images.os_image.clone(), host_certs(&images.ca_certs));
     Ok((builder, planner))
 }
 
-/// The shared context of a run.
-pub async fn context(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) -> anyhow::Result<Context> {
-    let docker = connect().await?;
-    let (builder, planner) = builder(&docker, loaded, &run.images, no_cache).await?;
-    Ok(Context {
-        backend: DockerBackend::new(docker),
+/// An open run: its shared context and its worker pool.
+pub struct Opened {
+    pub ctx: Arc<Context>,
+    pub scheduler: Scheduler,
+    /// Held for the run's lock and signal handling.
+    _session: Session,
+}
+
+/// Opens a run: checks the logs folder, connects, removes what an earlier process of the same
+/// run left, and makes the run's context.
+pub async fn open(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) -> Result<Opened> {
+    let folder = run.images.logs.join(crate::run::safe_component(run_id));
+    ensure_writable(&run.images.logs)?;
+    let engine = connect().await?;
+    let session = Session::open(engine.clone(), &folder, run_id).await?;
+    let (builder, planner) = builder(&engine, loaded, &run.images, no_cache, session.scope.labels()).await?;
+    let ctx = Context {
+        backend: session.backend.clone(),
         builder,
         planner,
         specs: loaded.specs.clone(),
         limits: limits(run.memory, run.cpus, run.pids),
         timeout_override: run.timeout,
+        max_output: (run.max_output * 1024.0 * 1024.0) as usize,
         run_id: run_id.to_string(),
-    })
+        rules: run.grading.rules(),
+    };
+    let scheduler = session.scheduler(workers(run), Duration::from_secs(run.engine_wait));
+    Ok(Opened { ctx: Arc::new(ctx), scheduler, _session: session })
 }
 
 /// Workers: given, else CPUs / per-container CPUs (at least 1).
 pub fn workers(run: &RunArgs) -> usize {
     run.workers.unwrap_or_else(|| {
         let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as f64;
-        ((cpus / run.cpus.max(0.1)).floor() as usize).max(1)
+        ((cpus / run.cpus).floor() as usize).max(1)
     })
 }
 
-/// Resolves on Ctrl-C (never, when the signal cannot be listened to).
-async fn ctrl_c() {
-    if tokio::signal::ctrl_c().await.is_err() {
-        std::future::pending::<()>().await;
+/// The exit of a run that stopped early: a signal's code, or the engine's with the reason.
+pub fn stopped(stop: Stopped) -> Result<i32> {
+    match stop {
+        Stopped::Signal(signal) => Ok(signal.exit_code()),
+        Stopped::EngineLost { .. } => Err(Error::EngineLost(format!(
+            "{stop}\n  the finished instances' reports are kept; rerun the same --run-id once the engine answers"
+        ))),
     }
 }
 
-/// After Ctrl-C: stops every job (so none starts another container), then removes this
-/// process's containers. A second Ctrl-C skips the cleanup.
-async fn stop_and_clean<T: 'static>(docker: &bollard::Docker, tasks: &mut tokio::task::JoinSet<T>) {
-    eprintln!("\ninterrupted: stopping and removing verdict's containers (Ctrl-C again to force)…");
-    let cleanup = async {
-        tasks.shutdown().await;
-        crate::engine::remove_session_containers(docker).await
-    };
-    tokio::select! {
-        n = cleanup => eprintln!("removed {n} container(s); rerun the same --run-id to resume"),
-        () = ctrl_c() => eprintln!("forced exit; containers labelled {}={} may remain", crate::engine::SESSION_LABEL, crate::engine::session_id()),
-    }
+/// Writes JSON to a file atomically, creating its folder.
+pub fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::Internal(format!("cannot serialize {}: {e}", path.display())))?;
+    crate::atomic::write(path, (text + "\n").as_bytes()).map_err(|e| Error::io("write", path, e))
 }
 
-/// Writes JSON to a file, creating its folder.
-pub fn write_json(path: &Path, value: &impl serde::Serialize) -> anyhow::Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    let text = serde_json::to_string_pretty(value)?;
-    std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
-}
-
-/// A progress bar on stderr (hidden when stderr is not a terminal).
-pub fn progress(len: usize, what: &str) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(len as u64);
-    let style = indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
-    bar.set_style(style);
-    bar.set_message(what.to_string());
-    bar.enable_steady_tick(Duration::from_millis(200));
-    bar
+/// Writes a text file (an HTML or JUnit report, a comparison) atomically, creating its folder.
+pub fn write_text(path: &Path, text: &str) -> Result<()> {
+    crate::atomic::write(path, text.as_bytes()).map_err(|e| Error::io("write", path, e))
 }
 
 /// What the summary needs to know of every instance: repository, language (from its spec),
@@ -189,70 +176,8 @@ pub fn facts(loaded: &Loaded) -> std::collections::BTreeMap<String, crate::repor
         .instances
         .iter()
         .map(|i| {
-            let language = crate::run::resolve_spec(&loaded.specs, i).ok().map(|(entry, _)| entry.language);
+            let language = loaded.specs.resolve(i).ok().map(|(entry, _)| entry.language);
             (i.instance_id.clone(), crate::report::InstanceFacts::from_instance(i, language.as_deref()))
         })
         .collect()
-}
-
-/// Runs `job` on every item, `workers` at a time, with a progress bar; each job returns a line
-/// to print and its result. A job that dies still yields a result, made by `lost` from its item
-/// and the reason, so no result is ever lost. On Ctrl-C this process's containers are removed
-/// and `None` is returned; otherwise the containers are swept once all jobs are done.
-pub async fn run_all<I, T, F, Fut>(
-    docker: &bollard::Docker,
-    items: Vec<I>,
-    workers: usize,
-    what: &str,
-    job: F,
-    lost: impl Fn(&I, String) -> T,
-) -> Option<Vec<T>>
-where
-    I: Clone + Send + 'static,
-    T: Send + 'static,
-    F: Fn(I) -> Fut + Send + Sync + 'static,
-    Fut: std::future::Future<Output = (String, T)> + Send + 'static,
-{
-    let bar = progress(items.len(), what);
-    let gate = Arc::new(tokio::sync::Semaphore::new(workers.max(1)));
-    let job = Arc::new(job);
-    let mut tasks = tokio::task::JoinSet::new();
-    let mut owners = std::collections::HashMap::new();
-    for item in items {
-        let (gate, bar, job, owned) = (gate.clone(), bar.clone(), job.clone(), item.clone());
-        let handle = tasks.spawn(async move {
-            let _permit = gate.acquire_owned().await;
-            let (line, result) = job(item).await;
-            bar.suspend(|| println!("{line}"));
-            bar.inc(1);
-            result
-        });
-        owners.insert(handle.id(), owned);
-    }
-    let collect = async {
-        let mut results = Vec::new();
-        while let Some(joined) = tasks.join_next_with_id().await {
-            match joined {
-                Ok((_, result)) => results.push(result),
-                Err(e) => {
-                    if let Some(item) = owners.get(&e.id()) {
-                        results.push(lost(item, format!("verdict failed on this instance: {e}")));
-                    }
-                }
-            }
-        }
-        results
-    };
-    let results = tokio::select! {
-        results = collect => Some(results),
-        () = ctrl_c() => None,
-    };
-    bar.finish_and_clear();
-    match results {
-        Some(_) => {
-            crate::engine::remove_session_containers(docker).await;
-        }
-        None => stop_and_clean(docker, &mut tasks).await,
-    }
-    results
 }

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::common::fail;
+use super::common;
+use super::error::{Error, Result};
 use super::exit;
 use crate::report::compare::{compare, render, Compared, Format};
 use crate::report::Summary;
@@ -43,15 +44,14 @@ pub enum FormatArg {
     Json,
 }
 
-pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
+pub fn run(args: CompareArgs) -> Result<i32> {
     let mut runs: Vec<(Compared, PathBuf)> = Vec::new();
     for arg in &args.runs {
         for path in summaries(arg, &args.logs)? {
             let text = std::fs::read_to_string(&path)
-                .map_err(|e| fail(exit::BAD_INPUT, format!("cannot read {}: {e}", path.display())))?;
-            let summary: Summary = serde_json::from_str(&text).map_err(|e| {
-                fail(exit::BAD_INPUT, format!("{} is not a verdict summary.json ({e})", path.display()))
-            })?;
+                .map_err(|e| Error::bad_input(format!("cannot read {}: {e}", path.display())))?;
+            let summary: Summary = serde_json::from_str(&text)
+                .map_err(|e| Error::bad_input(format!("{} is not a verdict summary.json ({e})", path.display())))?;
             let model_dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
             let run = summary.run_id.clone().unwrap_or_else(|| {
                 model_dir
@@ -75,10 +75,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
         FormatArg::Csv => Format::Csv,
         FormatArg::Json => Format::Json,
     };
-    let text = render(&comparison, format, args.differences)?;
+    let text = render(&comparison, format, args.differences).map_err(Error::Internal)?;
     match &args.output {
         Some(path) => {
-            super::output::write_text(path, &text)?;
+            common::write_text(path, &text)?;
             println!("comparison: {}", path.display());
         }
         None => print!("{text}"),
@@ -87,14 +87,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
         let page_dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let links: Vec<Option<String>> =
             runs.iter().map(|(_, dir)| Some(crate::report::html::relative(page_dir, dir))).collect();
-        super::output::write_text(path, &crate::report::html::render_comparison(&comparison, &links))?;
+        common::write_text(path, &crate::report::html::render_comparison(&comparison, &links))?;
         println!("html: {}", path.display());
     }
     Ok(exit::OK)
 }
 
 /// The summary files an argument names (see the module doc), in a stable order.
-fn summaries(arg: &str, logs: &Path) -> anyhow::Result<Vec<PathBuf>> {
+fn summaries(arg: &str, logs: &Path) -> Result<Vec<PathBuf>> {
     let given = PathBuf::from(arg);
     let candidates = [given.clone(), logs.join(crate::run::safe_component(arg))];
     for path in candidates {
@@ -105,7 +105,8 @@ fn summaries(arg: &str, logs: &Path) -> anyhow::Result<Vec<PathBuf>> {
             return Ok(vec![path.join("summary.json")]);
         }
         if path.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(&path)?
+            let mut found: Vec<PathBuf> = std::fs::read_dir(&path)
+                .map_err(|e| Error::io("read", &path, e))?
                 .flatten()
                 .map(|e| e.path().join("summary.json"))
                 .filter(|p| p.is_file())
@@ -116,11 +117,8 @@ fn summaries(arg: &str, logs: &Path) -> anyhow::Result<Vec<PathBuf>> {
             }
         }
     }
-    Err(fail(
-        exit::BAD_INPUT,
-        format!(
-            "{arg}: no summary.json there, nor a run of that id in {} (give a run id, a run or model folder, or a summary.json)",
-            logs.display()
-        ),
-    ))
+    Err(Error::bad_input(format!(
+        "{arg}: no summary.json there, nor a run of that id in {} (give a run id, a run or model folder, or a summary.json)",
+        logs.display()
+    )))
 }

@@ -1,12 +1,12 @@
 //! `verdict evaluate`: score candidate patches.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 
 use super::common::{self, Loaded};
+use super::error::{Error, Result};
 use super::predictions::{self, PredictionArgs};
 use super::{exit, DatasetArgs, RunArgs};
 use crate::dataset::sources::label;
@@ -33,7 +33,7 @@ pub struct EvaluateArgs {
     pub run: RunArgs,
 }
 
-pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
+pub async fn run(args: EvaluateArgs) -> Result<i32> {
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
     let selected = predictions::select(&args.predictions, &loaded)?;
@@ -43,9 +43,7 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
     }
     warn_empty_fail_to_pass(&loaded);
     let several = selected.models.len() > 1;
-    let ctx = Arc::new(common::context(&loaded, &args.run, &run_id, false).await?);
-    let docker = ctx.backend.docker().clone();
-    let workers = common::workers(&args.run);
+    let opened = common::open(&loaded, &args.run, &run_id, false).await?;
     let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
     let facts = common::facts(&loaded);
     let mut code = exit::OK;
@@ -62,7 +60,7 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
                 (instance.clone(), prediction.clone(), dir)
             })
             .collect();
-        let (ctx, repos, shown) = (ctx.clone(), loaded.repos.clone(), key.clone());
+        let (ctx, repos, shown) = (opened.ctx.clone(), loaded.repos.clone(), key.clone());
         let evaluate = move |(instance, prediction, dir): (Instance, Prediction, PathBuf)| {
             let (ctx, repos, shown) = (ctx.clone(), repos.clone(), shown.clone());
             async move {
@@ -79,8 +77,9 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
             run::evaluation::infra_error_report(instance, prediction, dir, reason)
         };
         let started = Instant::now();
-        let Some(mut reports) = common::run_all(&docker, jobs, workers, "evaluating", evaluate, lost).await else {
-            return Ok(exit::INTERRUPTED);
+        let mut reports = match opened.scheduler.run_all(jobs, "evaluating", evaluate, lost).await {
+            Ok(reports) => reports,
+            Err(stop) => return common::stopped(stop),
         };
         let wall_secs = started.elapsed().as_secs_f64();
         reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
@@ -94,7 +93,7 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
         let path = dir.join("summary.json");
         common::write_json(&path, &summary)?;
         let html = dir.join("report.html");
-        super::output::write_text(&html, &report::html::render_run(&summary, &reports))?;
+        common::write_text(&html, &report::html::render_run(&summary, &reports))?;
         println!("model: {}\n{}", label(&(model.clone(), method.clone())), report::render_table(&summary));
         if let Some(aggregate) = summary.localization.as_ref().and_then(|v| serde_json::from_value(v.clone()).ok()) {
             println!("{}", report::render_localization(&aggregate));
@@ -106,7 +105,9 @@ pub async fn run(args: EvaluateArgs) -> anyhow::Result<i32> {
         written.push((summary, reports));
     }
     if let Some(path) = &args.junit {
-        super::output::write_text(path, &report::junit::render(&run_id, &written)?)?;
+        let xml = report::junit::render(&run_id, &written)
+            .map_err(|e| Error::Internal(format!("cannot write JUnit XML: {e}")))?;
+        common::write_text(path, &xml)?;
         println!("junit:   {}", path.display());
     }
     Ok(code)

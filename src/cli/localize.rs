@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::common::{self, fail, Loaded};
+use super::common::{self, Loaded};
+use super::error::{Error, Result};
 use super::predictions::{self, PredictionArgs};
 use super::{exit, DatasetArgs};
 use crate::dataset::load_ranked;
@@ -35,20 +36,20 @@ pub struct LocalizeArgs {
     pub logs: PathBuf,
 }
 
-pub fn run(args: LocalizeArgs) -> anyhow::Result<i32> {
+pub fn run(args: LocalizeArgs) -> Result<i32> {
     let loaded = common::load_dataset(&args.dataset, &args.logs)?;
-    let bad = |e: crate::dataset::LoadError| fail(exit::BAD_INPUT, e.to_string());
     let output = args.output.clone().unwrap_or_else(|| args.logs.join("localization.json"));
     if let Some(path) = &args.ranked {
         let mut candidates: Vec<(String, Candidate)> = Vec::new();
-        for ranked in load_ranked(path).map_err(bad)? {
+        for ranked in load_ranked(path)? {
             let id = ranked.instance_id.clone().unwrap_or_default();
             if !loaded.instances.iter().any(|i| i.instance_id == id) {
                 if !loaded.dataset_ids.contains(&id) && args.predictions.strict_predictions {
-                    return Err(fail(
-                        exit::BAD_INPUT,
-                        format!("{}: instance {id} is not in {}", path.display(), loaded.path.display()),
-                    ));
+                    return Err(Error::bad_input(format!(
+                        "{}: instance {id} is not in {}",
+                        path.display(),
+                        loaded.path.display()
+                    )));
                 }
                 continue;
             }
@@ -77,7 +78,9 @@ pub fn run(args: LocalizeArgs) -> anyhow::Result<i32> {
                 println!("model: {}", label(key));
             }
             print!("{}", crate::report::render_localization(&summary.aggregate));
-            by_model.insert(crate::report::model_key(&key.0, key.1.as_deref()), serde_json::to_value(&summary)?);
+            let value =
+                serde_json::to_value(&summary).map_err(|e| Error::Internal(format!("cannot serialize scores: {e}")))?;
+            by_model.insert(crate::report::model_key(&key.0, key.1.as_deref()), value);
             last = Some(summary);
         }
         match last {
@@ -97,7 +100,7 @@ fn score(loaded: &Loaded, mut candidates: Vec<(String, Candidate)>) -> Localizat
             .position(|(id, _)| id == &instance.instance_id)
             .map(|at| candidates.swap_remove(at).1)
             .unwrap_or(Candidate::Missing);
-        let language = crate::run::resolve_spec(&loaded.specs, instance).ok().map(|(entry, _)| entry.language);
+        let language = loaded.specs.resolve(instance).ok().map(|(entry, _)| entry.language);
         LocalizeItem {
             instance_id: instance.instance_id.clone(),
             language,

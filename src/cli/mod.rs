@@ -4,12 +4,13 @@
 mod apply_only;
 mod build;
 mod check_envs;
+mod clean;
 mod common;
 mod compare;
+pub mod error;
 mod evaluate;
 pub mod exit;
 mod localize;
-mod output;
 mod predictions;
 mod regrade;
 mod validate;
@@ -43,6 +44,8 @@ pub enum Command {
     Report(regrade::ReportArgs),
     /// Localization scores from patches (or ranked location lists), with no Docker.
     Localize(localize::LocalizeArgs),
+    /// Remove the containers verdict owns (all of them, or one run's), by label.
+    Clean(clean::CleanArgs),
     /// Finished runs side by side (run ids, run or model folders, or summary.json files):
     /// resolve and apply rates, cost and localization per model, by language, repository,
     /// patch scope and images, as a table, Markdown, CSV or JSON, and optionally HTML.
@@ -82,22 +85,48 @@ pub struct RunArgs {
     #[arg(long, value_name = "ID")]
     pub run_id: Option<String>,
     /// Instances evaluated at once. Default: the number of CPUs divided by --cpus.
-    #[arg(short = 'j', long, value_name = "N")]
+    #[arg(short = 'j', long, value_name = "N", value_parser = positive::<usize>)]
     pub workers: Option<usize>,
     /// Test timeout in seconds (wins over the spec's `timeout`; default 1800).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = positive::<u64>)]
     pub timeout: Option<u64>,
     /// Memory limit of an evaluation container, in GiB.
-    #[arg(long, default_value_t = 4.0, value_name = "GIB")]
+    #[arg(long, default_value_t = 4.0, value_name = "GIB", value_parser = positive_f64)]
     pub memory: f64,
     /// CPUs of an evaluation container.
-    #[arg(long, default_value_t = 1.0, value_name = "N")]
+    #[arg(long, default_value_t = 1.0, value_name = "N", value_parser = positive_f64)]
     pub cpus: f64,
     /// Process limit of an evaluation container.
-    #[arg(long, default_value_t = 2048, value_name = "N")]
+    #[arg(long, default_value_t = 2048, value_name = "N", value_parser = positive::<i64>)]
     pub pids: i64,
+    /// Output kept of one evaluation, in MiB: beyond it, the middle of the output is left out
+    /// of output.txt and the console parse (with a note); structured reports are not affected.
+    #[arg(long, default_value_t = crate::run::output::DEFAULT_LIMIT_MIB as f64, value_name = "MIB", value_parser = positive_f64)]
+    pub max_output: f64,
+    /// How long an engine that stopped answering mid-run is waited for (no new work starts
+    /// meanwhile) before the run stops.
+    #[arg(long, default_value_t = 300, value_name = "SECS")]
+    pub engine_wait: u64,
+    #[command(flatten)]
+    pub grading: GradeArgs,
     #[command(flatten)]
     pub images: ImageArgs,
+}
+
+/// How runs are graded.
+#[derive(Debug, Clone, Args)]
+pub struct GradeArgs {
+    /// How an XPASS (a test marked as expected to fail that passed) grades: `not-regression`
+    /// counts it as a pass of a PASS_TO_PASS test (never of a FAIL_TO_PASS one); `fail` never
+    /// counts it as a pass.
+    #[arg(long, default_value = "not-regression", value_name = "RULE")]
+    pub xpass: crate::grade::XpassRule,
+}
+
+impl GradeArgs {
+    pub fn rules(&self) -> crate::grade::Rules {
+        crate::grade::Rules { xpass: self.xpass }
+    }
 }
 
 /// How images are built.
@@ -117,20 +146,29 @@ pub struct ImageArgs {
     #[arg(long, default_value = "/usr/local/share/ca-certificates", value_name = "DIR")]
     pub ca_certs: PathBuf,
     /// Seconds one image build may take.
-    #[arg(long, default_value_t = 3600, value_name = "SECS")]
+    #[arg(long, default_value_t = 3600, value_name = "SECS", value_parser = positive::<u64>)]
     pub build_timeout: u64,
+}
+
+/// A whole number of at least 1 (clap exits with code 2 and names the flag otherwise).
+fn positive<T: std::str::FromStr + PartialOrd + From<u8>>(text: &str) -> Result<T, String> {
+    match text.trim().parse::<T>() {
+        Ok(n) if n >= T::from(1) => Ok(n),
+        _ => Err("must be a whole number of at least 1".into()),
+    }
+}
+
+/// A number greater than 0.
+fn positive_f64(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n > 0.0 => Ok(n),
+        _ => Err("must be a number greater than 0".into()),
+    }
 }
 
 /// Runs the parsed command; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return exit::INTERNAL;
-        }
-    };
-    let result = runtime.block_on(async {
+    let result = crate::run::block_on(async {
         match cli.command {
             Command::Evaluate(args) => evaluate::run(args).await,
             Command::Validate(args) => validate::run(args).await,
@@ -138,14 +176,22 @@ pub fn run(cli: Cli) -> i32 {
             Command::Build(args) => build::run(args).await,
             Command::Report(args) => regrade::run(args),
             Command::Localize(args) => localize::run(args),
+            Command::Clean(args) => clean::run(args).await,
             Command::Compare(args) => compare::run(args),
         }
     });
+    let result = match result {
+        Ok(result) => result,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return exit::INTERNAL;
+        }
+    };
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            e.downcast_ref::<common::Failure>().map_or(exit::INTERNAL, |f| f.code)
+            eprintln!("error: {e}");
+            e.exit_code()
         }
     }
 }

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
-use super::common::{self, fail, Loaded};
-use super::exit;
+use super::common::{self, Loaded};
+use super::error::{Error, Result};
 use crate::dataset::sources::{assemble, Assembled, Source, SourceFile};
 use crate::dataset::Duplicates;
 
@@ -61,8 +61,8 @@ impl From<DuplicatesArg> for Duplicates {
 }
 
 /// The run's predictions, paired with the chosen instances; warnings go to stderr.
-pub fn select(args: &PredictionArgs, loaded: &Loaded) -> anyhow::Result<Assembled> {
-    let bad = |message: String| fail(exit::BAD_INPUT, message);
+pub fn select(args: &PredictionArgs, loaded: &Loaded) -> Result<Assembled> {
+    let bad = |message: String| Error::bad_input(message);
     let mut files = args.predictions.clone();
     if files.is_empty() {
         if !loaded.is_demo {

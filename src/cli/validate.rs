@@ -1,18 +1,17 @@
 //! `verdict validate`: check new task instances and derive their test lists.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 
-use super::common::{self, fail};
+use super::common;
+use super::error::{Error, Result};
 use super::{exit, DatasetArgs, RunArgs};
 use crate::dataset::{write_instances_jsonl, Instance};
-use crate::grade::derive_lists;
-use crate::parse::{ParsedTests, ResultSource};
-use crate::report::{validation_status, Timing, ValidationReport, ValidationStatus};
-use crate::run::{self, execute, prepare, Context, RunStatus};
+use crate::grade::decide::{self, Phase, PhaseRun};
+use crate::report::{Timing, ValidationReport, ValidationStatus};
+use crate::run::{self, execute, prepare, Context};
 
 #[derive(Debug, Clone, Args)]
 pub struct ValidateArgs {
@@ -30,15 +29,15 @@ pub struct ValidateArgs {
     pub run: RunArgs,
 }
 
-pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
+pub async fn run(args: ValidateArgs) -> Result<i32> {
     if args.repeat == 0 {
-        return Err(fail(exit::BAD_INPUT, "--repeat must be at least 1"));
+        return Err(Error::bad_input("--repeat must be at least 1"));
     }
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
     let run_id = common::run_id(args.run.run_id.as_deref(), &loaded);
-    let ctx = Arc::new(common::context(&loaded, &args.run, &run_id, false).await?);
-    let docker = ctx.backend.docker().clone();
+    let opened = common::open(&loaded, &args.run, &run_id, false).await?;
+    let ctx = opened.ctx.clone();
     let root = logs.join(run::safe_component(&run_id)).join("validation");
 
     let repeat = args.repeat;
@@ -54,17 +53,15 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
     };
     let lost = |instance: &Instance, reason: String| ValidationReport {
         instance_id: instance.instance_id.clone(),
-        status: ValidationStatus::BuildFailed,
+        status: ValidationStatus::InfraError,
         reason: Some(reason),
         derived: None,
         logs: Vec::new(),
         timing: Timing::default(),
     };
-    let workers = common::workers(&args.run);
-    let Some(mut reports) =
-        common::run_all(&docker, loaded.instances.clone(), workers, "validating", validate, lost).await
-    else {
-        return Ok(exit::INTERRUPTED);
+    let mut reports = match opened.scheduler.run_all(loaded.instances.clone(), "validating", validate, lost).await {
+        Ok(reports) => reports,
+        Err(stop) => return common::stopped(stop),
     };
     reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
 
@@ -81,7 +78,7 @@ pub async fn run(args: ValidateArgs) -> anyhow::Result<i32> {
         })
         .collect();
     let output = args.output.clone().unwrap_or_else(|| logs.join(run::safe_component(&run_id)).join("validated.jsonl"));
-    write_instances_jsonl(&output, &completed).map_err(|e| fail(exit::INTERNAL, e.to_string()))?;
+    write_instances_jsonl(&output, &completed)?;
     common::write_json(&root.join("summary.json"), &reports)?;
 
     println!("{:<40} {:<28} reason", "instance", "status");
@@ -97,7 +94,7 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
     let started = Instant::now();
     let mut report = ValidationReport {
         instance_id: instance.instance_id.clone(),
-        status: ValidationStatus::BuildFailed,
+        status: ValidationStatus::InfraError,
         reason: None,
         derived: None,
         logs: Vec::new(),
@@ -112,71 +109,32 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
     };
     let mut before = Vec::new();
     let mut after = Vec::new();
-    for (phase, candidate, runs) in [("before", None, &mut before), ("gold", Some(instance.patch.as_str()), &mut after)]
+    for (phase, candidate, runs) in
+        [(Phase::Before, None, &mut before), (Phase::Gold, Some(instance.patch.as_str()), &mut after)]
     {
+        let name = if phase == Phase::Before { "before" } else { "gold" };
         for k in 1..=repeat {
-            let run_dir = dir.join(format!("{phase}-{k}"));
+            let run_dir = dir.join(format!("{name}-{k}"));
             report.logs.push(run_dir.display().to_string());
-            let record = execute(ctx, &prepared, instance, candidate, &run_dir).await;
-            if let Some(cpu) = record.cpu_secs {
+            let raw = execute(ctx, &prepared, instance, candidate, &run_dir).await;
+            if let Some(cpu) = raw.cpu_secs {
                 *report.timing.cpu_secs.get_or_insert(0.0) += cpu;
             }
-            let failed = |status: ValidationStatus, reason: String| (status, reason);
-            let stop = match &record.status {
-                RunStatus::BuildFailed { failure } => Some(failed(ValidationStatus::BuildFailed, failure.to_string())),
-                RunStatus::TestPatchFailed => Some(failed(
-                    ValidationStatus::TestPatchDoesNotApply,
-                    format!("the test patch does not apply at the base commit; see {}/output.txt", run_dir.display()),
-                )),
-                RunStatus::ApplyFailed => Some(failed(
-                    ValidationStatus::GoldDoesNotApply,
-                    format!("the gold patch does not apply; see {}/output.txt", run_dir.display()),
-                )),
-                RunStatus::Timeout { secs } if candidate.is_some() => Some(failed(
-                    ValidationStatus::GoldFails,
-                    format!("the tests with the gold patch did not finish within {secs} s"),
-                )),
-                RunStatus::Crashed { reason } if candidate.is_some() => {
-                    Some(failed(ValidationStatus::GoldFails, reason.clone()))
-                }
-                _ => None,
-            };
-            if let Some((status, reason)) = stop {
-                report.status = status;
-                report.reason = Some(reason);
-                report.timing.wall_secs = started.elapsed().as_secs_f64();
-                return report;
+            let run = decide::validation_run(phase, &raw, &format!("{}/output.txt", run_dir.display()));
+            let stopped = matches!(run, PhaseRun::Stop { .. });
+            runs.push(run);
+            if stopped {
+                break;
             }
-            let parsed = match record.parsed {
-                Some(Ok(parsed)) => parsed,
-                Some(Err(reason)) if candidate.is_some() => {
-                    report.status = ValidationStatus::GoldFails;
-                    report.reason = Some(format!("the test output with the gold patch could not be read: {reason}"));
-                    return report;
-                }
-                // Before the fix, tests that cannot even run are simply failing.
-                other => empty_run(match other {
-                    Some(Err(reason)) => reason,
-                    _ => format!("{:?}", record.status),
-                }),
-            };
-            runs.push(parsed);
+        }
+        if runs.iter().any(|r| matches!(r, PhaseRun::Stop { .. })) {
+            break;
         }
     }
-    let derived = derive_lists(&before, &after);
-    let (status, reason) = validation_status(&derived);
-    report.status = status;
-    report.reason = Some(reason);
-    report.derived = Some(derived);
+    let decided = decide::validation(&before, &after, &ctx.rules);
+    report.status = decided.status;
+    report.reason = Some(decided.reason);
+    report.derived = decided.derived;
     report.timing.wall_secs = started.elapsed().as_secs_f64();
     report
-}
-
-fn empty_run(note: String) -> ParsedTests {
-    ParsedTests {
-        tests: Default::default(),
-        source: ResultSource::Console,
-        disagreements: Vec::new(),
-        notes: vec![note],
-    }
 }

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+use super::Instance;
 use crate::images::toolchain::{Catalog, CatalogError, Request, TOOLS};
 use crate::parse::ParserKind;
 
@@ -364,9 +365,37 @@ impl SpecRegistry {
         self.languages.get(name)
     }
 
-    pub fn languages(&self) -> impl Iterator<Item = (&String, &LanguageSpec)> {
-        self.languages.iter()
+    /// The spec entry of an instance (its inline `harness` merged over the spec entry of its
+    /// repository and version, [`SpecRegistry::entry_with_inline`]) and its language's
+    /// defaults. The error says what to add.
+    pub fn resolve(&self, instance: &Instance) -> Result<(SpecEntry, LanguageSpec), ResolveError> {
+        let entry = self
+            .entry_with_inline(&instance.repo, instance.version.as_deref(), instance.harness.as_ref())
+            .map_err(|message| ResolveError::Unusable { instance: instance.instance_id.clone(), message })?
+            .ok_or_else(|| ResolveError::NoSpec {
+                repo: instance.repo.clone(),
+                version: instance.version.clone().unwrap_or_else(|| "unset".into()),
+            })?;
+        let language = self.language(&entry.language).cloned().ok_or_else(|| ResolveError::UnknownLanguage {
+            instance: instance.instance_id.clone(),
+            language: entry.language.clone(),
+        })?;
+        Ok((entry, language))
     }
+}
+
+/// An instance no spec describes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    #[error(
+        "no harness spec for repository {repo} (version {version}): add harness/specs/{}.toml, pass --specs DIR, or give the instance a `harness` field",
+        repo.replace('/', "__")
+    )]
+    NoSpec { repo: String, version: String },
+    #[error("instance {instance}: unknown language {language:?}; add harness/languages/{language}.toml")]
+    UnknownLanguage { instance: String, language: String },
+    #[error("instance {instance}: its harness spec is not usable: {message}")]
+    Unusable { instance: String, message: String },
 }
 
 fn toml_files(dir: &Path) -> Result<Vec<PathBuf>, SpecError> {

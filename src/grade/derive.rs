@@ -12,12 +12,15 @@
 //! - PASS_TO_FAIL (reported, not part of the dataset): passes before and not after; the gold
 //!   patch breaks it.
 //!
-//! "Passes" is [`TestStatus::is_pass`] (PASSED or XFAIL). Every list is sorted.
+//! "Passes" is PASSED or XFAIL; an XPASS passes where [`Rules::passes`] says so (by default
+//! for PASS_TO_PASS: a test that passed before, as XFAIL or XPASS, and XPASSes after stays in
+//! PASS_TO_PASS), and is then not in `failing_after` either. Every list is sorted.
 
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use super::{ListName, Rules};
 use crate::parse::{ParsedTests, TestStatus};
 
 /// A test whose status changed between repeats of a phase. `None` means the test was absent
@@ -47,9 +50,14 @@ pub struct Derived {
     pub after_runs: usize,
 }
 
+/// Derives the lists under the default [`Rules`].
+pub fn derive_lists(before_runs: &[ParsedTests], after_runs: &[ParsedTests]) -> Derived {
+    derive_lists_with(before_runs, after_runs, &Rules::default())
+}
+
 /// Derives the lists; see the module doc for the rules. Deterministic for any run order of
 /// the tests inside a run; the order of the repeats only shows in `flaky`.
-pub fn derive_lists(before_runs: &[ParsedTests], after_runs: &[ParsedTests]) -> Derived {
+pub fn derive_lists_with(before_runs: &[ParsedTests], after_runs: &[ParsedTests], rules: &Rules) -> Derived {
     let ids: BTreeSet<&str> =
         before_runs.iter().chain(after_runs).flat_map(|run| run.tests.keys().map(String::as_str)).collect();
     let mut derived = Derived { before_runs: before_runs.len(), after_runs: after_runs.len(), ..Derived::default() };
@@ -63,15 +71,20 @@ pub fn derive_lists(before_runs: &[ParsedTests], after_runs: &[ParsedTests]) -> 
             derived.flaky.push(FlakyTest { test: id.to_string(), before, after });
             continue;
         };
-        let passed_before = before_status.is_some_and(TestStatus::is_pass);
-        let passed_after = after_status.is_some_and(TestStatus::is_pass);
-        match (passed_before, passed_after) {
-            (false, true) => derived.fail_to_pass.push(id.to_string()),
-            (true, true) => derived.pass_to_pass.push(id.to_string()),
-            (true, false) => derived.pass_to_fail.push(id.to_string()),
-            (false, false) => {}
+        // What passing means depends on the list the test would go to (an XPASS may be a pass of
+        // a PASS_TO_PASS test and never of a FAIL_TO_PASS one).
+        let p2p_pass = |status: Option<TestStatus>| status.is_some_and(|s| rules.passes(ListName::PassToPass, s));
+        let passed_before = p2p_pass(before_status);
+        if passed_before {
+            if p2p_pass(after_status) {
+                derived.pass_to_pass.push(id.to_string());
+            } else {
+                derived.pass_to_fail.push(id.to_string());
+            }
+        } else if after_status.is_some_and(|s| rules.passes(ListName::FailToPass, s)) {
+            derived.fail_to_pass.push(id.to_string());
         }
-        if after_status.is_some_and(TestStatus::is_failure) {
+        if after_status.is_some_and(|s| s.is_failure() && !rules.passes(ListName::PassToPass, s)) {
             derived.failing_after.push(id.to_string());
         }
     }

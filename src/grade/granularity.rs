@@ -11,12 +11,12 @@
 //! 3. an id prefix, for parsers that left `file`/`class` empty: test ids that start with the
 //!    id followed by `::` (pytest), ` > ` (jest/mocha), `.` or `$` (Java).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::ListName;
+use super::{ListName, Rules};
 use crate::parse::{TestResult, TestStatus};
 
 /// The level an expected id, or a whole list, was graded at.
@@ -117,6 +117,20 @@ pub(crate) enum Match<'a> {
     Missing,
 }
 
+/// Every test id that one of `ids` grades: the id itself, or the tests of its file or class.
+pub(crate) fn graded_tests<'a>(ids: &[&[String]], tests: &'a BTreeMap<String, TestResult>) -> BTreeSet<&'a str> {
+    let index = Index::new(tests);
+    let mut graded = BTreeSet::new();
+    for id in ids.iter().flat_map(|list| list.iter()) {
+        match match_id(id, tests, &index) {
+            Match::Test(_) => graded.extend(tests.get_key_value(id.as_str()).map(|(k, _)| k.as_str())),
+            Match::Coarse(found) => graded.extend(found.tests.iter().map(|(t, _)| *t)),
+            Match::Missing => {}
+        }
+    }
+    graded
+}
+
 pub(crate) fn match_id<'a>(id: &str, tests: &'a BTreeMap<String, TestResult>, index: &Index<'a>) -> Match<'a> {
     if let Some(result) = tests.get(id) {
         return Match::Test(result);
@@ -167,13 +181,14 @@ fn coarse_ids<'a>(
 
 impl Found<'_> {
     /// Whether the file or class passes, and its counts, for the grade report.
-    pub fn into_report(self, list: ListName, id: &str) -> CoarseMatch {
-        let passing = self.tests.iter().filter(|(_, r)| r.status.is_pass()).count();
+    pub fn into_report(self, list: ListName, id: &str, rules: &Rules) -> CoarseMatch {
+        let passes = |status: TestStatus| rules.passes(list, status);
+        let passing = self.tests.iter().filter(|(_, r)| passes(r.status)).count();
         let skipped = self.tests.iter().filter(|(_, r)| r.status == TestStatus::Skipped).count();
         let failing: Vec<String> = self
             .tests
             .iter()
-            .filter(|(_, r)| !r.status.is_pass() && r.status != TestStatus::Skipped)
+            .filter(|(_, r)| !passes(r.status) && r.status != TestStatus::Skipped)
             .map(|(t, r)| format!("{t} ({})", status_name(r.status)))
             .collect();
         CoarseMatch {

@@ -1,11 +1,15 @@
 //! Grading: from a dataset's FAIL_TO_PASS / PASS_TO_PASS lists and one parsed test run to a
-//! resolution (DOMAIN §2.6), plus deriving those lists from validation runs
-//! ([`derive`](mod@derive)) and checking the test command's exit code against the parsed
-//! statuses ([`integrity`]).
+//! resolution, plus deriving those lists from validation runs ([`derive`](mod@derive)), the
+//! integrity checks of a parsed run ([`integrity`]), and the decide stage that turns what a run
+//! did ([`facts`]) into an outcome ([`decide`], [`outcome`]).
 //!
 //! # Rules
 //! - A listed test passes when its status is PASSED or XFAIL. SKIPPED is never a pass, and a
 //!   test missing from the run counts as failed (it is listed under `missing` too).
+//! - XPASS (marked as expected to fail, and passed) follows [`XpassRule`]: by default it is a
+//!   pass of a PASS_TO_PASS test (not a regression: pytest exits 0 on a non-strict XPASS and
+//!   reports a strict one as FAILED) and not a pass of a FAIL_TO_PASS test; with
+//!   [`XpassRule::Fail`] it is never a pass.
 //! - FULL: every FAIL_TO_PASS and every PASS_TO_PASS id passes. PARTIAL: at least one
 //!   FAIL_TO_PASS id passes, not all, and every PASS_TO_PASS id passes. Otherwise NO.
 //! - An instance with an empty FAIL_TO_PASS list grades NO, with a note: nothing in the run
@@ -16,24 +20,76 @@
 //! An expected id that equals a test id is graded per test. Otherwise it is matched at a
 //! coarser level ([`granularity`]): a test file (JS/TS paths, pytest `path.py`) or a class
 //! (Java `com.x.FooTest`, with or without OmniGIRL's spurious leading `org.`, including nested
-//! `FooTest$Inner`; pytest `path.py::Class`). A coarse id passes when at least one test
-//! matched it, none of its tests failed or errored (or XPASSed), and at least one passed:
-//! skipped tests inside it are tolerated and counted, because the runners' own file and class
-//! verdicts, which the published OmniGIRL lists were made from, tolerate them. Each list
-//! records the level it was graded at, and every coarse match is listed with its counts.
+//! `FooTest$Inner`; pytest `path.py::Class`). A coarse id passes only when every test in it
+//! ran and passed: at least one test matched it, none failed, errored or (under the rules
+//! above) XPASSed, and none was skipped, since a skipped test leaves the file or class unproven.
+//! Each list records the level it was graded at, and every coarse match is listed with its
+//! counts (tests, passing, skipped, and the failing ones by name).
 
+pub mod decide;
 pub mod derive;
+pub mod facts;
 pub mod granularity;
 pub mod integrity;
+pub mod outcome;
 
-pub use derive::{derive_lists, Derived, FlakyTest};
+pub use derive::{derive_lists, derive_lists_with, Derived, FlakyTest};
+pub use facts::{ApplyStep, Execution, JobFacts, RawOutcome, RunLimits, ScriptFacts};
 pub use granularity::{CoarseMatch, Granularity};
 pub use integrity::check_exit_code;
+pub use outcome::{Drift, Outcome, ValidationStatus};
 
 use serde::{Deserialize, Serialize};
 
-use crate::parse::ParsedTests;
+use crate::parse::{ParsedTests, TestStatus};
 use granularity::{match_id, Index, Match};
+
+/// How an XPASS (a test marked as expected to fail that passed) grades.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum XpassRule {
+    /// An XPASS of a PASS_TO_PASS test is a pass: it broke nothing (pytest exits 0 on a
+    /// non-strict XPASS, and reports a strict one as FAILED). In FAIL_TO_PASS it is not a pass.
+    #[default]
+    NotRegression,
+    /// An XPASS is never a pass, in either list (verdict's rule before `not-regression`; for
+    /// datasets whose PASS_TO_PASS lists were made expecting it).
+    Fail,
+}
+
+impl XpassRule {
+    pub fn name(self) -> &'static str {
+        match self {
+            XpassRule::NotRegression => "not-regression",
+            XpassRule::Fail => "fail",
+        }
+    }
+}
+
+impl std::str::FromStr for XpassRule {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        [XpassRule::NotRegression, XpassRule::Fail]
+            .into_iter()
+            .find(|rule| rule.name() == s)
+            .ok_or_else(|| format!("unknown XPASS rule {s:?}: expected `not-regression` or `fail`"))
+    }
+}
+
+/// The grading rules a run is graded under.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rules {
+    pub xpass: XpassRule,
+}
+
+impl Rules {
+    /// Whether a test of `list` with `status` passes.
+    pub fn passes(&self, list: ListName, status: TestStatus) -> bool {
+        status.is_pass()
+            || (status == TestStatus::Xpass && list == ListName::PassToPass && self.xpass == XpassRule::NotRegression)
+    }
+}
 
 /// SWE-bench's three resolution levels, with its spellings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -111,13 +167,18 @@ impl Grade {
     }
 }
 
-/// Grades one parsed run against the expected lists (see the module doc for the rules).
+/// Grades one parsed run against the expected lists under the default [`Rules`].
 pub fn grade(fail_to_pass: &[String], pass_to_pass: &[String], parsed: &ParsedTests) -> Grade {
+    grade_with(fail_to_pass, pass_to_pass, parsed, &Rules::default())
+}
+
+/// Grades one parsed run against the expected lists (see the module doc for the rules).
+pub fn grade_with(fail_to_pass: &[String], pass_to_pass: &[String], parsed: &ParsedTests, rules: &Rules) -> Grade {
     let index = Index::new(&parsed.tests);
     let mut coarse = Vec::new();
     let mut notes = Vec::new();
-    let (f2p, f2p_level) = grade_list(ListName::FailToPass, fail_to_pass, parsed, &index, &mut coarse);
-    let (p2p, p2p_level) = grade_list(ListName::PassToPass, pass_to_pass, parsed, &index, &mut coarse);
+    let (f2p, f2p_level) = grade_list(ListName::FailToPass, fail_to_pass, parsed, &index, rules, &mut coarse);
+    let (p2p, p2p_level) = grade_list(ListName::PassToPass, pass_to_pass, parsed, &index, rules, &mut coarse);
 
     let p2p_ok = p2p.failure.is_empty();
     let resolution = if fail_to_pass.is_empty() {
@@ -141,6 +202,21 @@ pub fn grade(fail_to_pass: &[String], pass_to_pass: &[String], parsed: &ParsedTe
             ));
         }
     }
+    if rules.xpass == XpassRule::NotRegression {
+        let xpassed: Vec<&str> = pass_to_pass
+            .iter()
+            .filter(|id| parsed.tests.get(id.as_str()).is_some_and(|r| r.status == TestStatus::Xpass))
+            .map(String::as_str)
+            .collect();
+        if !xpassed.is_empty() {
+            notes.push(format!(
+                "{} PASS_TO_PASS test(s) XPASSed (marked as expected to fail, and passed) and count as passing, not as \
+                 a regression (`--xpass not-regression`): {}",
+                xpassed.len(),
+                xpassed.join(", ")
+            ));
+        }
+    }
     for c in &coarse {
         if let Some(stripped) = &c.matched_as {
             notes.push(format!("{} id {:?} matched as {:?} (leading `org.` dropped)", c.list, c.id, stripped));
@@ -160,6 +236,7 @@ fn grade_list(
     ids: &[String],
     parsed: &ParsedTests,
     index: &Index<'_>,
+    rules: &Rules,
     coarse: &mut Vec<CoarseMatch>,
 ) -> (ListStatus, Granularity) {
     let mut status = ListStatus::default();
@@ -168,11 +245,11 @@ fn grade_list(
         let passed = match match_id(id, &parsed.tests, index) {
             Match::Test(result) => {
                 levels.push(Granularity::Test);
-                result.status.is_pass()
+                rules.passes(list, result.status)
             }
             Match::Coarse(found) => {
                 levels.push(found.level);
-                let m = found.into_report(list, id);
+                let m = found.into_report(list, id, rules);
                 let passed = m.passed;
                 coarse.push(m);
                 passed

@@ -19,7 +19,14 @@ fn run_with(tests: Vec<(&str, TestStatus, Option<&str>, Option<&str>)>) -> Parse
             (id.to_string(), TestResult { status, file: file.map(Into::into), class: class.map(Into::into) })
         })
         .collect();
-    ParsedTests { tests, source: ResultSource::Structured, disagreements: Vec::new(), notes: Vec::new() }
+    ParsedTests {
+        tests,
+        source: ResultSource::Structured,
+        disagreements: Vec::new(),
+        notes: Vec::new(),
+        console_summary: None,
+        incomplete: None,
+    }
 }
 
 fn ids(list: &[&str]) -> Vec<String> {
@@ -288,4 +295,47 @@ fn exit_code_contradictions() {
     let many: Vec<(String, TestStatus)> = (0..7).map(|i| (format!("t::{i}"), Error)).collect();
     let refs: Vec<(&str, TestStatus)> = many.iter().map(|(id, s)| (id.as_str(), *s)).collect();
     assert!(check_exit_code(0, &run(&refs)).unwrap().contains("and 2 more"));
+}
+
+#[test]
+fn a_pass_to_pass_xpass_is_not_a_regression_by_default() {
+    let parsed = run(&[("t::fix", Passed), ("t::xf", Xpass)]);
+    let g = grade(&ids(&["t::fix"]), &ids(&["t::xf"]), &parsed);
+    assert_eq!(g.resolution, Resolution::Full);
+    assert!(
+        g.notes.iter().any(|n| n.contains("1 PASS_TO_PASS test(s) XPASSed") && n.contains("t::xf")),
+        "{:?}",
+        g.notes
+    );
+    let strict = Rules { xpass: XpassRule::Fail };
+    let g = grade_with(&ids(&["t::fix"]), &ids(&["t::xf"]), &parsed, &strict);
+    assert_eq!(g.resolution, Resolution::No, "--xpass fail");
+    assert!(g.notes.is_empty(), "{:?}", g.notes);
+    // In FAIL_TO_PASS an XPASS never passes.
+    assert_eq!(grade_with(&ids(&["t::xf"]), &[], &parsed, &Rules::default()).resolution, Resolution::No);
+    // Inside a coarse P2P id too.
+    let parsed = run(&[("t::fix", Passed), ("tests/x.py::a", Xpass), ("tests/x.py::b", Passed)]);
+    assert!(grade(&ids(&["t::fix"]), &ids(&["tests/x.py"]), &parsed).resolved());
+    assert!(!grade_with(&ids(&["t::fix"]), &ids(&["tests/x.py"]), &parsed, &strict).resolved());
+    assert_eq!("fail".parse::<XpassRule>(), Ok(XpassRule::Fail));
+    assert!("strict".parse::<XpassRule>().is_err());
+}
+
+/// The case that made the rule: validate lists an xfail test in PASS_TO_PASS (XFAIL passes),
+/// and a correct fix that also makes it pass must grade resolved against that dataset.
+#[test]
+fn a_fix_that_makes_a_validated_xfail_test_pass_is_resolved() {
+    let before = [run(&[("t::bug", Failed), ("t::known", Xfail)])];
+    let after = [run(&[("t::bug", Passed), ("t::known", Xfail)])];
+    let d = derive_lists(&before, &after);
+    assert_eq!((d.fail_to_pass.clone(), d.pass_to_pass.clone()), (ids(&["t::bug"]), ids(&["t::known"])));
+    let candidate = run(&[("t::bug", Passed), ("t::known", Xpass)]);
+    assert!(grade(&d.fail_to_pass, &d.pass_to_pass, &candidate).resolved());
+    // And validation keeps such a test in PASS_TO_PASS when the gold patch makes it XPASS.
+    let gold_xpass = [run(&[("t::bug", Passed), ("t::known", Xpass)])];
+    let d = derive_lists(&before, &gold_xpass);
+    assert_eq!(d.pass_to_pass, ids(&["t::known"]));
+    assert!(d.failing_after.is_empty() && d.pass_to_fail.is_empty(), "{d:?}");
+    let strict = derive_lists_with(&before, &gold_xpass, &Rules { xpass: XpassRule::Fail });
+    assert_eq!((strict.pass_to_fail, strict.failing_after), (ids(&["t::known"]), ids(&["t::known"])));
 }

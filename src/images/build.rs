@@ -2,6 +2,10 @@
 //! the same tag wait for the first), an existing tag is reused unless `--no-cache` was asked for,
 //! and a failed build is remembered with its log so every instance on it reports the same
 //! `build_failed` outcome.
+//!
+//! An image is missing only when the engine says so (404). Any other engine failure (the engine
+//! is gone, a request missed its deadline) is an [`ImageError::Engine`], never a build failure,
+//! and is not remembered: the next request tries again.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -9,16 +13,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bollard::query_parameters::{BuildImageOptionsBuilder, CreateImageOptionsBuilder, TagImageOptionsBuilder};
-use bollard::Docker;
 use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::OnceCell;
 
 use super::context::build_context;
-use super::layers::{image_layers, LayerSize};
+use super::layers::{layers_of, LayerSize};
 use super::{InstanceImages, Layer, LayerKind};
 use crate::dataset::repo::RepoStore;
-use crate::engine::OWNER_LABEL;
+use crate::engine::{Engine, EngineError, SHORT_CALL};
 
 /// How long pulling the OS image may take before verdict concludes no registry answers.
 const PULL_TIMEOUT: Duration = Duration::from_secs(90);
@@ -30,6 +33,19 @@ pub struct BuildFailure {
     pub tag: String,
     pub message: String,
     pub log: Option<PathBuf>,
+}
+
+impl std::error::Error for BuildFailure {}
+
+/// Why an instance has no image.
+#[derive(Debug, thiserror::Error)]
+pub enum ImageError {
+    /// A layer did not build (an outcome: `build_failed`, with the log).
+    #[error(transparent)]
+    Build(BuildFailure),
+    /// The engine failed or is gone; nothing is known about the image.
+    #[error("{0}")]
+    Engine(#[source] EngineError),
 }
 
 impl std::fmt::Display for BuildFailure {
@@ -46,6 +62,12 @@ impl std::fmt::Display for BuildFailure {
 pub enum OsImageError {
     #[error("the base OS image {image} is not on the engine and pulling {pull_from} failed ({reason}).\n  Without a registry, build it offline: sudo bash dockerfiles/engine.sh   (debootstrap + docker import), or pass --os-image")]
     Missing { image: String, pull_from: String, reason: String },
+    #[error("cannot check the base OS image {image}: {source}")]
+    Engine {
+        image: String,
+        #[source]
+        source: EngineError,
+    },
 }
 
 /// Facts about a built (or reused) image.
@@ -59,57 +81,89 @@ pub struct BuiltImage {
     pub built_now: bool,
 }
 
+/// A layer's build, once known: built (or reused), or failed. Engine failures are not kept.
 type Slot = Arc<OnceCell<Result<BuiltImage, BuildFailure>>>;
 
 /// Builds image layers, once each.
 pub struct Builder {
-    docker: Docker,
+    engine: Engine,
     repos: Arc<RepoStore>,
     log_dir: PathBuf,
     no_cache: bool,
     build_timeout: Duration,
+    /// Labels on every image built (verdict's, and the run's when there is one).
+    labels: HashMap<String, String>,
     slots: Mutex<HashMap<String, Slot>>,
 }
 
 impl Builder {
     pub fn new(
-        docker: Docker,
+        engine: Engine,
         repos: Arc<RepoStore>,
         log_dir: PathBuf,
         no_cache: bool,
         build_timeout: Duration,
+        labels: HashMap<String, String>,
     ) -> Self {
-        Self { docker, repos, log_dir, no_cache, build_timeout, slots: Mutex::new(HashMap::new()) }
+        Self { engine, repos, log_dir, no_cache, build_timeout, labels, slots: Mutex::new(HashMap::new()) }
+    }
+
+    /// The image's size, or `None` when the engine says it does not exist.
+    async fn inspect(&self, tag: &str) -> Result<Option<bollard::models::ImageInspect>, EngineError> {
+        let docker = self.engine.docker();
+        match self.engine.call("inspect an image", SHORT_CALL, docker.inspect_image(tag)).await {
+            Ok(info) => Ok(Some(info)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The image's size and its layers with their sizes (from its history; none when the
+    /// engine would not say, which only makes the run's image bytes count this image whole).
+    async fn facts(&self, tag: &str, info: bollard::models::ImageInspect, built_now: bool) -> BuiltImage {
+        let docker = self.engine.docker();
+        let layers = match self.engine.call("read an image's history", SHORT_CALL, docker.image_history(tag)).await {
+            Ok(history) => layers_of(&info, &history),
+            Err(e) => {
+                tracing::warn!(%tag, "cannot read the image's layers: {e}");
+                Vec::new()
+            }
+        };
+        BuiltImage { size_bytes: info.size.unwrap_or(0).max(0) as u64, layers, built_now }
     }
 
     /// Makes sure the OS image exists: present, else pulled from `pull_from` and tagged.
     pub async fn ensure_os_image(&self, image: &str, pull_from: &str) -> Result<(), OsImageError> {
-        if self.docker.inspect_image(image).await.is_ok() {
+        let engine_error = |source| OsImageError::Engine { image: image.into(), source };
+        if self.inspect(image).await.map_err(engine_error)?.is_some() {
             return Ok(());
         }
         let missing =
             |reason: String| OsImageError::Missing { image: image.into(), pull_from: pull_from.into(), reason };
         let options = CreateImageOptionsBuilder::default().from_image(pull_from).build();
+        let docker = self.engine.docker();
         let pull = async {
-            let mut stream = self.docker.create_image(Some(options), None, None);
+            let mut stream = docker.create_image(Some(options), None, None);
             while let Some(item) = stream.next().await {
-                item.map_err(|e| e.to_string())?;
+                item?;
             }
-            Ok::<(), String>(())
+            Ok(())
         };
-        match tokio::time::timeout(PULL_TIMEOUT, pull).await {
-            Ok(Ok(())) => {}
-            Ok(Err(reason)) => return Err(missing(reason)),
-            Err(_) => return Err(missing(format!("no answer within {} s", PULL_TIMEOUT.as_secs()))),
-        }
+        self.engine.call("pull the OS image", PULL_TIMEOUT, pull).await.map_err(|e| match e {
+            EngineError::Unreachable { .. } => engine_error(e),
+            other => missing(other.to_string()),
+        })?;
         let (repo, tag) = image.rsplit_once(':').unwrap_or((image, "latest"));
         let options = TagImageOptionsBuilder::default().repo(repo).tag(tag).build();
-        self.docker.tag_image(pull_from, Some(options)).await.map_err(|e| missing(e.to_string()))
+        self.engine
+            .call("tag the OS image", SHORT_CALL, docker.tag_image(pull_from, Some(options)))
+            .await
+            .map_err(|e| missing(e.to_string()))
     }
 
     /// Builds (or reuses) the three layers of an instance, in order. The instance layer's facts
     /// are returned; the first failing layer ends the chain.
-    pub async fn ensure(&self, images: &InstanceImages) -> Result<BuiltImage, BuildFailure> {
+    pub async fn ensure(&self, images: &InstanceImages) -> Result<BuiltImage, ImageError> {
         let mut last = None;
         for layer in images.layers() {
             last = Some(self.ensure_layer(layer).await?);
@@ -117,20 +171,27 @@ impl Builder {
         Ok(last.expect("three layers"))
     }
 
-    async fn ensure_layer(&self, layer: &Layer) -> Result<BuiltImage, BuildFailure> {
+    async fn ensure_layer(&self, layer: &Layer) -> Result<BuiltImage, ImageError> {
         let slot = {
             let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
             slots.entry(layer.tag.clone()).or_default().clone()
         };
-        slot.get_or_init(|| self.build_layer(layer)).await.clone()
+        let known = slot.get_or_try_init(|| self.build_layer(layer)).await.map_err(ImageError::Engine)?;
+        known.clone().map_err(ImageError::Build)
     }
 
-    async fn build_layer(&self, layer: &Layer) -> Result<BuiltImage, BuildFailure> {
+    /// Builds one layer. `Ok(Err(_))` is a build failure (kept); `Err(_)` an engine failure.
+    async fn build_layer(&self, layer: &Layer) -> Result<Result<BuiltImage, BuildFailure>, EngineError> {
         if !self.no_cache {
-            if let Ok(info) = self.docker.inspect_image(&layer.tag).await {
-                return Ok(self.facts(&layer.tag, info, false).await);
+            if let Some(info) = self.inspect(&layer.tag).await? {
+                return Ok(Ok(self.facts(&layer.tag, info, false).await));
             }
         }
+        self.build_fresh(layer).await
+    }
+
+    /// Builds a layer that is not on the engine (or `--no-cache`).
+    async fn build_fresh(&self, layer: &Layer) -> Result<Result<BuiltImage, BuildFailure>, EngineError> {
         let log_path = self.log_dir.join(format!("{}.log", layer.tag.replace([':', '/'], "_")));
         let fail = |message: String, log: Option<&Path>| BuildFailure {
             layer: layer.kind,
@@ -142,37 +203,41 @@ impl Builder {
             Some(s) => {
                 let repos = self.repos.clone();
                 let (repo, commit) = (s.repo.clone(), s.commit.clone());
-                let tar = tokio::task::spawn_blocking(move || repos.archive(&repo, &commit))
-                    .await
-                    .map_err(|e| fail(format!("snapshot task failed: {e}"), None))?;
-                Some(tar.map_err(|e| fail(e.to_string(), None))?)
+                match tokio::task::spawn_blocking(move || repos.archive(&repo, &commit)).await {
+                    Ok(Ok(tar)) => Some(tar),
+                    Ok(Err(e)) => return Ok(Err(fail(e.to_string(), None))),
+                    Err(e) => return Ok(Err(fail(format!("snapshot task failed: {e}"), None))),
+                }
             }
             None => None,
         };
-        let context = build_context(&layer.dockerfile, &layer.files, snapshot.as_deref())
-            .map_err(|e| fail(e.to_string(), None))?;
-        tokio::fs::create_dir_all(&self.log_dir)
-            .await
-            .map_err(|e| fail(format!("cannot create {}: {e}", self.log_dir.display()), None))?;
-        let mut log = tokio::fs::File::create(&log_path)
-            .await
-            .map_err(|e| fail(format!("cannot write {}: {e}", log_path.display()), None))?;
+        let context = match build_context(&layer.dockerfile, &layer.files, snapshot.as_deref()) {
+            Ok(context) => context,
+            Err(e) => return Ok(Err(fail(e.to_string(), None))),
+        };
+        if let Err(e) = tokio::fs::create_dir_all(&self.log_dir).await {
+            return Ok(Err(fail(format!("cannot create {}: {e}", self.log_dir.display()), None)));
+        }
+        let mut log = match tokio::fs::File::create(&log_path).await {
+            Ok(log) => log,
+            Err(e) => return Ok(Err(fail(format!("cannot write {}: {e}", log_path.display()), None))),
+        };
         let _ = log.write_all(format!("# verdict build of {} ({:?} layer)\n", layer.tag, layer.kind).as_bytes()).await;
         let _ = log.write_all(layer.dockerfile.as_bytes()).await;
         let _ = log.write_all(b"\n# ---- build output ----\n").await;
 
-        let labels = HashMap::from([(OWNER_LABEL.to_string(), "1".to_string())]);
         let options = BuildImageOptionsBuilder::default()
             .t(&layer.tag)
             .rm(true)
             .forcerm(true)
             .nocache(self.no_cache)
-            .labels(&labels)
+            .labels(&self.labels)
             .build();
         let started = std::time::Instant::now();
+        let docker = self.engine.docker();
+        // A step that fails is the build's failure; a stream that breaks may be the engine's.
         let run = async {
-            let mut stream = self.docker.build_image(options, None, Some(bollard::body_full(context.into())));
-            let mut error = None;
+            let mut stream = docker.build_image(options, None, Some(bollard::body_full(context.into())));
             while let Some(item) = stream.next().await {
                 match item {
                     Ok(info) => {
@@ -182,48 +247,34 @@ impl Builder {
                         if let Some(detail) = info.error_detail {
                             let message = detail.message.unwrap_or_else(|| "build error".into());
                             let _ = log.write_all(format!("\nERROR: {message}\n").as_bytes()).await;
-                            error = Some(message);
+                            return Ok(Some(message));
                         }
                     }
                     Err(e) => {
                         let _ = log.write_all(format!("\nERROR: {e}\n").as_bytes()).await;
-                        error = Some(e.to_string());
-                        break;
+                        return Err(e);
                     }
                 }
             }
-            error
+            Ok(None)
         };
-        let outcome = tokio::time::timeout(self.build_timeout, run).await;
+        let outcome = self.engine.call(&format!("build image {}", layer.tag), self.build_timeout, run).await;
         let _ = log.flush().await;
         match outcome {
-            Err(_) => {
-                return Err(fail(
-                    format!("build did not finish within {} s", self.build_timeout.as_secs()),
-                    Some(&log_path),
-                ))
+            Err(e @ EngineError::Unreachable { .. }) => return Err(e),
+            Err(EngineError::Timeout { .. }) => {
+                let message = format!("build did not finish within {} s", self.build_timeout.as_secs());
+                return Ok(Err(fail(message, Some(&log_path))));
             }
-            Ok(Some(message)) => return Err(fail(last_line(&message), Some(&log_path))),
+            Err(e) => return Ok(Err(fail(last_line(&e.to_string()), Some(&log_path)))),
+            Ok(Some(message)) => return Ok(Err(fail(last_line(&message), Some(&log_path)))),
             Ok(None) => {}
         }
         tracing::info!(tag = %layer.tag, secs = started.elapsed().as_secs_f64(), "built image");
-        match self.docker.inspect_image(&layer.tag).await {
-            Ok(info) => Ok(self.facts(&layer.tag, info, true).await),
-            Err(e) => Err(fail(format!("build finished but the image is missing: {e}"), Some(&log_path))),
+        match self.inspect(&layer.tag).await? {
+            Some(info) => Ok(Ok(self.facts(&layer.tag, info, true).await)),
+            None => Ok(Err(fail("build finished but the image is missing".into(), Some(&log_path)))),
         }
-    }
-}
-
-impl Builder {
-    async fn facts(&self, tag: &str, info: bollard::models::ImageInspect, built_now: bool) -> BuiltImage {
-        let layers = match image_layers(&self.docker, tag, &info).await {
-            Ok(layers) => layers,
-            Err(e) => {
-                tracing::warn!(%tag, "cannot read the image's layers: {e}");
-                Vec::new()
-            }
-        };
-        BuiltImage { size_bytes: info.size.unwrap_or(0).max(0) as u64, layers, built_now }
     }
 }
 

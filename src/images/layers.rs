@@ -49,19 +49,16 @@ pub fn align(diff_ids: &[String], history_sizes: &[i64], total: u64) -> Vec<Laye
     }
 }
 
-/// The layers of an image on the engine, from its inspect answer and its history.
-pub async fn image_layers(
-    docker: &bollard::Docker,
-    image: &str,
+/// The layers of an image from its inspect answer and its history (newest entry first, as
+/// the engine lists it).
+pub fn layers_of(
     info: &bollard::models::ImageInspect,
-) -> Result<Vec<LayerSize>, bollard::errors::Error> {
+    history: &[bollard::models::ImageHistoryResponseItem],
+) -> Vec<LayerSize> {
     let diff_ids: Vec<String> = info.root_fs.as_ref().and_then(|r| r.layers.clone()).unwrap_or_default();
     let total = info.size.unwrap_or(0).max(0) as u64;
-    let mut history = docker.image_history(image).await?;
-    // The engine lists the newest entry first.
-    history.reverse();
-    let sizes: Vec<i64> = history.iter().map(|h| h.size).collect();
-    Ok(align(&diff_ids, &sizes, total))
+    let sizes: Vec<i64> = history.iter().rev().map(|h| h.size).collect();
+    align(&diff_ids, &sizes, total)
 }
 
 /// Bytes of a set of images, each layer counted once.

@@ -87,10 +87,6 @@ impl Planner {
         Self { dockerfiles_dir, os_image, certs }
     }
 
-    pub fn os_image(&self) -> &str {
-        &self.os_image
-    }
-
     /// The three layers for `instance` under `entry` (its spec) and `language`.
     pub fn plan(
         &self,

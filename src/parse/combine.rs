@@ -162,11 +162,18 @@ pub(crate) fn combine(
             if !disagreements.is_empty() {
                 notes.push(format!(
                     "{} tests have a different status in the console than in the structured \
-                     report; the structured status is kept",
+                     report; the structured status is kept here, and grading takes the worse of the two",
                     disagreements.len()
                 ));
             }
-            Ok(ParsedTests { tests: map, source: ResultSource::Structured, disagreements, notes })
+            Ok(ParsedTests {
+                tests: map,
+                source: ResultSource::Structured,
+                disagreements,
+                notes,
+                console_summary: None,
+                incomplete: None,
+            })
         }
         (structured, Read::Found(map, mut console_notes)) if !map.is_empty() => {
             let why = match structured {
@@ -175,7 +182,14 @@ pub(crate) fn combine(
             };
             let mut notes = vec![format!("read the console because {why}")];
             notes.append(&mut console_notes);
-            Ok(ParsedTests { tests: map, source: ResultSource::Console, disagreements: Vec::new(), notes })
+            Ok(ParsedTests {
+                tests: map,
+                source: ResultSource::Console,
+                disagreements: Vec::new(),
+                notes,
+                console_summary: None,
+                incomplete: None,
+            })
         }
         (structured, console) => {
             let reason = |read: Read| match read {

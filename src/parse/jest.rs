@@ -27,14 +27,22 @@ use serde::Deserialize;
 use super::ansi::strip_ansi;
 use super::combine::{combine, Read, Repeats, TestMap};
 use super::{
-    has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus,
+    has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport, SummaryCounts, TestResult,
+    TestStatus,
 };
 
 pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     let text = strip_ansi(console);
     let structured = read_structured(structured, &text);
+    let incomplete = stopped_part_way(&structured, &text);
     let console = read_console(&text);
-    combine(structured, console, |_, _| None)
+    let mut parsed = combine(structured, console, |_, _| None)?;
+    parsed.console_summary = closing_summary(&text);
+    if let Some(why) = &incomplete {
+        parsed.notes.push(format!("console: {why}"));
+    }
+    parsed.incomplete = incomplete;
+    Ok(parsed)
 }
 
 const SEP: &str = " > ";
@@ -347,4 +355,38 @@ fn strip_duration(text: &str) -> &str {
         Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'.') => &text[..open],
         _ => text,
     }
+}
+
+// ---------------------------------------------------------------- closing summary
+
+/// The counts of jest's last `Tests:` line (`Tests:       1 failed, 3 passed, 4 total`), or
+/// `None` when there is none or it holds a count this parser does not know.
+pub(crate) fn closing_summary(text: &str) -> Option<SummaryCounts> {
+    let line = text.lines().rev().map(str::trim).find(|l| l.starts_with("Tests:"))?;
+    let items = line.strip_prefix("Tests:")?.trim();
+    let mut counts =
+        SummaryCounts { line: line.split_whitespace().collect::<Vec<_>>().join(" "), ..Default::default() };
+    for item in items.split(", ") {
+        let (n, word) = item.split_once(' ')?;
+        let n: u64 = n.parse().ok()?;
+        match word {
+            "passed" => counts.passed += n,
+            "failed" => counts.failed += n,
+            "skipped" | "todo" | "pending" => counts.skipped += n,
+            "total" => {}
+            _ => return None,
+        }
+    }
+    Some(counts)
+}
+
+/// Why a run looks cut short: jest wrote no JSON report and never printed its closing
+/// `Test Suites:` line, which it prints last, after every file ran.
+fn stopped_part_way(structured: &Read, text: &str) -> Option<String> {
+    let summary = text.lines().any(|l| l.trim_start().starts_with("Test Suites:"));
+    (!matches!(structured, Read::Found(..)) && !summary).then(|| {
+        "jest wrote no JSON report and printed no closing `Test Suites:` summary: the run stopped part-way \
+         (a test may have ended the process), so the files that did not run are missing"
+            .to_string()
+    })
 }

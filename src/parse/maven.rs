@@ -23,7 +23,7 @@
 use super::ansi::strip_ansi;
 use super::combine::{combine, FastSet, Read, Repeats, TestMap};
 use super::junit::{read_cases, JunitError, Outcome};
-use super::{has_extension, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus};
+use super::{has_extension, text_of, ParseError, ParsedTests, StructuredReport, SummaryCounts, TestResult, TestStatus};
 
 pub mod surefire_console;
 
@@ -44,7 +44,9 @@ pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<Pa
             notes.push(format!("{added} console results were added for classes no readable report covers"));
         }
     }
-    combine(structured, console, |_, _| None)
+    let mut parsed = combine(structured, console, |_, _| None)?;
+    parsed.console_summary = closing_summary(&text);
+    Ok(parsed)
 }
 
 /// Whether `name` is a Java binary class name (`com.x.Foo`, `com.x.Foo$Inner`), as opposed to a
@@ -150,4 +152,38 @@ fn read_structured(reports: &[StructuredReport]) -> (Read, FastSet<String>, usiz
     }
     notes.extend(problems);
     (Read::found(map, notes, "structured"), covered, broken)
+}
+
+/// The counts of surefire's closing `Tests run: N, Failures: F, Errors: E, Skipped: S` lines
+/// (the per-class lines carry `Time elapsed` and are left out), summed over the modules of a
+/// multi-module build; `None` when there is none.
+pub(crate) fn closing_summary(text: &str) -> Option<SummaryCounts> {
+    let mut counts = SummaryCounts::default();
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let body = line.trim();
+        let body =
+            ["[INFO] ", "[ERROR] ", "[WARNING] ", "[WARN] "].iter().find_map(|p| body.strip_prefix(p)).unwrap_or(body);
+        let Some(rest) = body.strip_prefix("Tests run: ") else { continue };
+        let fields: Vec<&str> = rest.split(", ").collect();
+        let value = |i: usize, name: &str| -> Option<u64> { fields.get(i)?.strip_prefix(name)?.trim().parse().ok() };
+        let (Some(run), Some(failures), Some(errors), Some(skipped)) =
+            (value(0, ""), value(1, "Failures: "), value(2, "Errors: "), value(3, "Skipped: "))
+        else {
+            continue;
+        };
+        if fields[4..].iter().any(|f| !f.starts_with("Flakes: ")) {
+            continue;
+        }
+        counts.failed += failures;
+        counts.errors += errors;
+        counts.skipped += skipped;
+        counts.passed += run.saturating_sub(failures + errors + skipped);
+        lines.push(body.to_string());
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    counts.line = lines.join(" / ");
+    Some(counts)
 }

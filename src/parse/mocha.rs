@@ -25,14 +25,17 @@ use serde::Deserialize;
 use super::ansi::strip_ansi;
 use super::combine::{combine, FastMap, Read, Repeats, TestMap};
 use super::{
-    has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus,
+    has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport, SummaryCounts, TestResult,
+    TestStatus,
 };
 
 pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     let text = strip_ansi(console);
     let structured = read_structured(structured);
     let console = read_console(&text);
-    combine(structured, console, |_, _| None)
+    let mut parsed = combine(structured, console, |_, _| None)?;
+    parsed.console_summary = closing_summary(&text);
+    Ok(parsed)
 }
 
 #[derive(Deserialize)]
@@ -240,4 +243,35 @@ fn strip_duration(text: &str) -> &str {
     } else {
         text
     }
+}
+
+// ---------------------------------------------------------------- closing summary
+
+/// The counts of the spec reporter's closing lines (`7 passing (165ms)`, then `3 pending` and
+/// `5 failing` when there are any), from the last `passing` line, or `None` when the console
+/// has none (the JSON reporter prints no summary).
+pub(crate) fn closing_summary(text: &str) -> Option<SummaryCounts> {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let at = lines.iter().rposition(|l| count_of(l, "passing").is_some())?;
+    let mut counts = SummaryCounts { passed: count_of(lines[at], "passing")?, ..Default::default() };
+    let mut shown = vec![lines[at]];
+    for line in lines[at + 1..].iter().filter(|l| !l.is_empty()).take(2) {
+        if let Some(n) = count_of(line, "pending") {
+            counts.skipped = n;
+        } else if let Some(n) = count_of(line, "failing") {
+            counts.failed = n;
+        } else {
+            break;
+        }
+        shown.push(line);
+    }
+    counts.line = shown.join(" / ");
+    Some(counts)
+}
+
+/// `N word` or `N word (165ms)`.
+fn count_of(line: &str, word: &str) -> Option<u64> {
+    let (n, rest) = line.split_once(' ')?;
+    let rest = rest.strip_prefix(word)?;
+    (rest.is_empty() || (rest.starts_with(" (") && rest.ends_with(')'))).then(|| n.parse().ok()).flatten()
 }

@@ -110,6 +110,29 @@ pub struct ParsedTests {
     /// a truncated report, a repeated test name that was renamed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The counts of the console's closing summary (`4 failed, 2 passed in 0.1s`), when the
+    /// console printed one. Grading checks them against `tests`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub console_summary: Option<SummaryCounts>,
+    /// Set when the run stopped part-way (a test ended the process), with why the parser
+    /// thinks so. Such a run is never graded resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
+}
+
+/// The counts a runner's closing console summary gives: pytest's `4 failed, 2 passed in 0.1s`,
+/// jest's `Tests: 1 failed, 3 passed, 4 total`, mocha's `3 passing` / `1 failing`, surefire's
+/// `Tests run: N, Failures: F, Errors: E, Skipped: S`. Counts a runner does not print are 0.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SummaryCounts {
+    pub passed: u64,
+    pub failed: u64,
+    pub errors: u64,
+    pub skipped: u64,
+    pub xfailed: u64,
+    pub xpassed: u64,
+    /// The summary as the console printed it (several lines joined by ` / `).
+    pub line: String,
 }
 
 /// A structured report collected from the container, by file name (relative to the output

@@ -31,17 +31,22 @@ use std::collections::HashMap;
 use super::ansi::strip_ansi;
 use super::combine::{combine, Read, Repeats, TestMap};
 use super::junit::{read_cases, Case, JunitError, Outcome};
-use super::{has_extension, relative_path, text_of, ParseError, ParsedTests, StructuredReport, TestResult, TestStatus};
+use super::{
+    has_extension, relative_path, text_of, ParseError, ParsedTests, StructuredReport, SummaryCounts, TestResult,
+    TestStatus,
+};
 
 pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     let text = strip_ansi(console);
     let console = read_console(&text);
     let structured = read_structured(structured, &console);
-    combine(structured, console, |xml, console| match (xml, console) {
+    let mut parsed = combine(structured, console, |xml, console| match (xml, console) {
         (TestStatus::Passed, TestStatus::Xpass) => Some(TestStatus::Xpass),
         (TestStatus::Skipped, TestStatus::Xfail) => Some(TestStatus::Xfail),
         _ => None,
-    })
+    })?;
+    parsed.console_summary = closing_summary(&text);
+    Ok(parsed)
 }
 
 const STATUSES: [(&str, TestStatus); 6] = [
@@ -343,4 +348,47 @@ fn id_by_guess(case: &Case) -> (String, Option<String>) {
     }
     let class = format!("{file}::{}", segments[split..].join("::"));
     (format!("{class}::{}", case.name), Some(class))
+}
+
+// ---------------------------------------------------------------- closing summary
+
+/// The counts of pytest's last closing line (`=== 4 failed, 2 passed, 1 xfailed in 0.12s ===`,
+/// or under `-q` the same without the `=`), or `None` when there is none or it holds a count
+/// this parser does not know (a plugin's `3 subtests passed`), since such a line cannot be
+/// compared with the results.
+pub(crate) fn closing_summary(text: &str) -> Option<SummaryCounts> {
+    let line = text.lines().rev().map(str::trim).find(|l| summary_body(l).is_some())?;
+    let body = summary_body(line)?;
+    let mut counts = SummaryCounts { line: body.to_string(), ..SummaryCounts::default() };
+    let (items, _) = body.rsplit_once(" in ")?;
+    if items == "no tests ran" {
+        return Some(counts);
+    }
+    for item in items.split(", ") {
+        let (n, word) = item.split_once(' ')?;
+        let n: u64 = n.parse().ok()?;
+        match word {
+            "passed" => counts.passed += n,
+            "failed" => counts.failed += n,
+            "error" | "errors" => counts.errors += n,
+            "skipped" => counts.skipped += n,
+            "xfailed" => counts.xfailed += n,
+            "xpassed" => counts.xpassed += n,
+            "deselected" | "warning" | "warnings" | "rerun" | "reruns" => {}
+            _ => return None,
+        }
+    }
+    Some(counts)
+}
+
+/// `4 failed, 2 passed in 0.12s` out of a closing line, when `line` is one.
+fn summary_body(line: &str) -> Option<&str> {
+    let body = line.trim_matches('=').trim();
+    let (items, time) = body.rsplit_once(" in ")?;
+    // `0.12s`, `61.23s (0:01:01)`
+    let seconds = time.split(' ').next()?.strip_suffix('s')?;
+    let timed = !seconds.is_empty() && seconds.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    let counted = items == "no tests ran"
+        || items.split(", ").all(|i| i.split_once(' ').is_some_and(|(n, _)| n.parse::<u64>().is_ok()));
+    (timed && counted && !items.is_empty()).then_some(body)
 }

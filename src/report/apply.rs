@@ -112,7 +112,7 @@ pub fn summarize_apply(
     for r in by_id.values() {
         *outcomes.entry(r.outcome).or_default() += 1;
         if let Some(step) = &r.apply.step {
-            *steps.entry(step.clone()).or_default() += 1;
+            *steps.entry(step.name().to_string()).or_default() += 1;
         }
     }
     let mut languages: BTreeMap<String, Vec<&str>> = BTreeMap::new();

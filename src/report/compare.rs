@@ -252,12 +252,12 @@ pub enum Format {
 
 /// Renders the comparison; `with_differences` adds the instances that differ (terminal and
 /// Markdown; JSON always has them; CSV holds the figures only).
-pub fn render(c: &Comparison, format: Format, with_differences: bool) -> anyhow::Result<String> {
+pub fn render(c: &Comparison, format: Format, with_differences: bool) -> Result<String, String> {
     Ok(match format {
         Format::Terminal => tables(c, with_differences, &Grid),
         Format::Markdown => tables(c, with_differences, &Markdown),
-        Format::Csv => csv(c)?,
-        Format::Json => serde_json::to_string_pretty(c)? + "\n",
+        Format::Csv => csv(c).map_err(|e| format!("cannot write CSV: {e}"))?,
+        Format::Json => serde_json::to_string_pretty(c).map_err(|e| format!("cannot write JSON: {e}"))? + "\n",
     })
 }
 
@@ -381,7 +381,7 @@ fn tables(c: &Comparison, with_differences: bool, draw: &dyn Draw) -> String {
 }
 
 /// One line per row and group: `breakdown` is `all` for the headline rows.
-fn csv(c: &Comparison) -> anyhow::Result<String> {
+fn csv(c: &Comparison) -> Result<String, Box<dyn std::error::Error>> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
         "run",

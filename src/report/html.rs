@@ -371,7 +371,7 @@ fn instance_row(r: &InstanceReport) -> Markup {
             td { span class=(format!("outcome o-{}", r.outcome.name())) { (r.outcome.name()) } }
             td { (r.repo) }
             td { (r.language) }
-            td { (r.apply.step.as_deref().unwrap_or("-")) }
+            td { (r.apply.step.map_or("-", |s| s.name())) }
             td {
                 @if !failed.is_empty() {
                     details {

@@ -9,7 +9,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use super::{model_key, InstanceReport, Outcome, Summary};
 
 /// The run as JUnit XML: `run_id` names the report, each (summary, reports) pair one suite.
-pub fn render(run_id: &str, models: &[(Summary, Vec<InstanceReport>)]) -> anyhow::Result<String> {
+pub fn render(run_id: &str, models: &[(Summary, Vec<InstanceReport>)]) -> Result<String, quick_junit::SerializeError> {
     let mut report = Report::new(format!("verdict {run_id}"));
     for (summary, reports) in models {
         let model = summary.model.clone().unwrap_or_else(|| "model".into());
@@ -23,8 +23,8 @@ pub fn render(run_id: &str, models: &[(Summary, Vec<InstanceReport>)]) -> anyhow
                 quick_junit::Property::new("outcome", r.outcome.name()),
                 quick_junit::Property::new("language", r.language.clone()),
             ]);
-            if let Some(step) = &r.apply.step {
-                case.properties.push(quick_junit::Property::new("apply_step", step.clone()));
+            if let Some(step) = r.apply.step {
+                case.properties.push(quick_junit::Property::new("apply_step", step.name()));
             }
             for flag in &r.flags {
                 case.properties.push(quick_junit::Property::new("flag", flag.clone()));
@@ -33,7 +33,7 @@ pub fn render(run_id: &str, models: &[(Summary, Vec<InstanceReport>)]) -> anyhow
         }
         report.add_test_suite(suite);
     }
-    Ok(report.to_string()?)
+    report.to_string()
 }
 
 fn status(r: &InstanceReport) -> TestCaseStatus {

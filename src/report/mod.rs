@@ -12,7 +12,6 @@ pub mod table;
 pub mod validation;
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -20,85 +19,22 @@ use sha2::{Digest, Sha256};
 
 pub use localization::render_localization;
 pub use summary::{summarize, Breakdown, CostSummary, InstanceFacts, OwnCost, Rate, Summary};
-pub use table::{render_comparison, render_table};
+pub use table::render_table;
 pub use validation::{drift_from_grade, validation_status, CheckEnvReport, Drift, ValidationReport, ValidationStatus};
 
+pub use crate::grade::Outcome;
+
 use crate::dataset::Cost;
-use crate::grade::{Grade, Resolution};
-use crate::parse::{Disagreement, ParsedTests, ResultSource, TestStatus};
-
-/// How one instance's evaluation ended. Exactly one per instance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    ResolvedFull,
-    ResolvedPartial,
-    Unresolved,
-    PatchApplyFailed,
-    EmptyPatch,
-    Timeout,
-    BuildFailed,
-    InfraError,
-}
-
-impl Outcome {
-    pub const ALL: [Outcome; 8] = [
-        Outcome::ResolvedFull,
-        Outcome::ResolvedPartial,
-        Outcome::Unresolved,
-        Outcome::PatchApplyFailed,
-        Outcome::EmptyPatch,
-        Outcome::Timeout,
-        Outcome::BuildFailed,
-        Outcome::InfraError,
-    ];
-
-    /// A test run produced gradable output (SWE-bench's "completed").
-    pub fn is_completed(self) -> bool {
-        matches!(self, Outcome::ResolvedFull | Outcome::ResolvedPartial | Outcome::Unresolved)
-    }
-
-    /// Counted among SWE-bench's `error_instances` (it counts apply failures as errors too).
-    pub fn is_error(self) -> bool {
-        matches!(self, Outcome::PatchApplyFailed | Outcome::Timeout | Outcome::BuildFailed | Outcome::InfraError)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Outcome::ResolvedFull => "resolved_full",
-            Outcome::ResolvedPartial => "resolved_partial",
-            Outcome::Unresolved => "unresolved",
-            Outcome::PatchApplyFailed => "patch_apply_failed",
-            Outcome::EmptyPatch => "empty_patch",
-            Outcome::Timeout => "timeout",
-            Outcome::BuildFailed => "build_failed",
-            Outcome::InfraError => "infra_error",
-        }
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl From<Resolution> for Outcome {
-    fn from(resolution: Resolution) -> Self {
-        match resolution {
-            Resolution::Full => Outcome::ResolvedFull,
-            Resolution::Partial => Outcome::ResolvedPartial,
-            Resolution::No => Outcome::Unresolved,
-        }
-    }
-}
+use crate::grade::decide::Evaluation;
+use crate::grade::{ApplyStep, Grade, RawOutcome};
+use crate::parse::{Disagreement, ParsedTests, ResultSource, SummaryCounts, TestStatus};
 
 /// How the candidate patch was applied.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApplyInfo {
     /// The step of the apply chain that succeeded (`git_apply`, `git_apply_3way`,
-    /// `patch_fuzz`, …), or `None` when none did or none was tried.
-    pub step: Option<String>,
+    /// `patch_fuzz`), or `None` when none did or none was tried.
+    pub step: Option<ApplyStep>,
     /// Applied without fuzz (plain `git apply`).
     pub strict: bool,
     /// Applied by any step of the chain, fuzz included.
@@ -113,11 +49,23 @@ pub struct ParseInfo {
     pub disagreements: Vec<Disagreement>,
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The counts of the console's closing summary, when it printed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub console_summary: Option<SummaryCounts>,
+    /// Why the parser thinks the run stopped part-way, when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
 }
 
 impl From<&ParsedTests> for ParseInfo {
     fn from(parsed: &ParsedTests) -> Self {
-        ParseInfo { source: parsed.source, disagreements: parsed.disagreements.clone(), notes: parsed.notes.clone() }
+        ParseInfo {
+            source: parsed.source,
+            disagreements: parsed.disagreements.clone(),
+            notes: parsed.notes.clone(),
+            console_summary: parsed.console_summary.clone(),
+            incomplete: parsed.incomplete.clone(),
+        }
     }
 }
 
@@ -152,7 +100,7 @@ pub struct InstanceReport {
     pub repo: String,
     pub language: String,
     pub outcome: Outcome,
-    /// Why, for every outcome other than the resolved ones and `unresolved`.
+    /// Why: for a graded outcome, how many tests of each list pass and which do not.
     pub reason: Option<String>,
     /// The cache key of the candidate patch ([`patch_sha256`]).
     pub patch_sha256: String,
@@ -179,6 +127,9 @@ pub struct InstanceReport {
     pub image_layers: Vec<crate::images::layers::LayerSize>,
     pub localization: Option<serde_json::Value>,
     pub logs: LogFiles,
+    /// What the run did, as the decide stage read it (`verdict report` decides again from it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RawOutcome>,
 }
 
 impl InstanceReport {
@@ -187,11 +138,47 @@ impl InstanceReport {
         self.outcome == Outcome::ResolvedFull
     }
 
-    /// Writes the report as pretty JSON.
+    /// Records a run and the decision on it: the run's facts, timing, apply step and log
+    /// files, then the outcome, reason, grade, integrity warnings and parsed statuses.
+    pub fn record(&mut self, raw: RawOutcome, decided: Evaluation) {
+        self.exit_code = raw.exit_code();
+        self.timing = Timing { wall_secs: raw.wall_secs(), cpu_secs: raw.cpu_secs };
+        self.image_bytes = raw.image_bytes;
+        self.image_layers = raw.image_layers.clone();
+        let step = raw.applied_step();
+        self.apply = ApplyInfo { strict: step.is_some_and(ApplyStep::strict), lenient: step.is_some(), step };
+        for file in &raw.files {
+            let file = file.clone();
+            match file.as_str() {
+                "eval.sh" => self.logs.eval_script = Some(file),
+                "test_output.txt" => self.logs.test_output = Some(file),
+                f if f.starts_with("reports/") && !self.logs.reports.contains(&file) => self.logs.reports.push(file),
+                _ => {}
+            }
+        }
+        self.decided(decided);
+        self.run = Some(raw);
+    }
+
+    /// Records a decision (as [`InstanceReport::record`] does, without the run's facts).
+    pub fn decided(&mut self, decided: Evaluation) {
+        self.outcome = decided.outcome;
+        self.reason = decided.reason;
+        if decided.build_log.is_some() {
+            self.logs.build_log = decided.build_log;
+        }
+        self.tests = decided.parsed.as_ref().map(tests_map);
+        self.parse = decided.parsed.as_ref().map(ParseInfo::from);
+        self.grade = decided.grade;
+        self.integrity = decided.integrity;
+    }
+
+    /// Writes the report as pretty JSON, atomically (a killed process never leaves half a report).
     pub fn write(&self, path: &Path) -> Result<(), ReportError> {
         let text = serde_json::to_string_pretty(self)
             .map_err(|e| ReportError::Write { path: path.to_path_buf(), source: std::io::Error::other(e) })?;
-        std::fs::write(path, text + "\n").map_err(|source| ReportError::Write { path: path.to_path_buf(), source })
+        crate::atomic::write(path, (text + "\n").as_bytes())
+            .map_err(|source| ReportError::Write { path: path.to_path_buf(), source })
     }
 
     /// Reads a report written by [`InstanceReport::write`].

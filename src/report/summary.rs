@@ -1,5 +1,6 @@
 //! The run summary: SWE-bench's summary fields, so existing tooling keeps working, plus
-//! verdict's outcomes, rates with their counts, cost, and breakdowns (DOMAIN §6).
+//! verdict's outcomes, rates with their counts, cost, and breakdowns by language, repository,
+//! patch scope and images.
 //!
 //! # Counting
 //! `summarize` takes one model's reports, one per submitted prediction (the pipeline writes

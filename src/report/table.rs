@@ -70,23 +70,6 @@ pub fn render_table(summary: &Summary) -> String {
     out
 }
 
-/// Several runs side by side (model × method), one row per run, in the order given.
-pub fn render_comparison(runs: &[(String, Summary)]) -> String {
-    let mut rows = vec![header("run")];
-    for (name, s) in runs {
-        rows.push(vec![
-            name.clone(),
-            s.total_instances.to_string(),
-            s.resolve_rate.to_string(),
-            s.resolved_partial_ids.len().to_string(),
-            s.apply_rate_strict.to_string(),
-            s.apply_rate_lenient.to_string(),
-            s.cost.mean_dollars_per_instance.map_or("-".into(), dollars),
-        ]);
-    }
-    grid(&rows, &[false, true, true, true, true, true, true])
-}
-
 fn header(first: &str) -> Vec<String> {
     [first, "instances", "resolved", "partial", "apply (strict)", "apply (lenient)", "mean cost"]
         .iter()

@@ -20,7 +20,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         reason: None,
         patch_sha256: patch_sha256(id),
         environment: format!("image-of-{id}"),
-        apply: ApplyInfo { step: applied.then(|| "git_apply".into()), strict: applied, lenient: applied },
+        apply: ApplyInfo { step: applied.then_some(ApplyStep::GitApply), strict: applied, lenient: applied },
         flags: Vec::new(),
         exit_code: None,
         parse: None,
@@ -33,6 +33,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         image_layers: Vec::new(),
         localization: None,
         logs: LogFiles::default(),
+        run: None,
     }
 }
 
@@ -49,7 +50,7 @@ fn sample() -> (Vec<String>, Vec<InstanceReport>) {
         report("h", Outcome::BuildFailed, "java", "o/jv"),
         report("i", Outcome::InfraError, "python", "o/py"),
     ];
-    reports[3].apply = ApplyInfo { step: Some("patch_fuzz".into()), strict: false, lenient: true };
+    reports[3].apply = ApplyInfo { step: Some(ApplyStep::PatchFuzz), strict: false, lenient: true };
     reports[0].cost = Some(Cost { dollars: Some(0.5), ..Cost::default() });
     reports[1].cost =
         Some(Cost { dollars: Some(0.25), input_tokens: Some(10), output_tokens: Some(2), ..Cost::default() });
@@ -190,17 +191,6 @@ fn terminal_table_shows_rates_costs_and_languages() {
         text.contains("\npython            6  16.7% (1/6)        1     66.7% (4/6)      83.3% (5/6)    $0.5000\n"),
         "{text}"
     );
-
-    let (_, mut other) = sample();
-    other.truncate(2);
-    let cmp = render_comparison(&[
-        ("m1 × agentless".into(), summarize(&total, &reports, &BTreeMap::new())),
-        ("m2 × oracle".into(), summarize(&total, &other, &BTreeMap::new())),
-    ]);
-    let lines: Vec<&str> = cmp.lines().collect();
-    assert_eq!(lines.len(), 3);
-    assert!(lines[1].starts_with("m1 × agentless") && lines[1].contains("20.0% (2/10)"), "{cmp}");
-    assert!(lines[2].contains("20.0% (2/10)") && lines[2].ends_with("$0.3750"), "{cmp}");
 }
 
 #[test]
@@ -210,6 +200,8 @@ fn instance_report_round_trips_through_a_file() {
         source: ResultSource::Structured,
         disagreements: Vec::new(),
         notes: vec!["junit report".into()],
+        console_summary: None,
+        incomplete: None,
     };
     let mut r = report("x", Outcome::ResolvedFull, "python", "o/r");
     r.grade = Some(grade(&["t::a".to_string()], &[], &parsed));
@@ -262,6 +254,8 @@ fn parsed(tests: &[(&str, TestStatus)]) -> ParsedTests {
         source: ResultSource::Console,
         disagreements: Vec::new(),
         notes: Vec::new(),
+        console_summary: None,
+        incomplete: None,
     }
 }
 

@@ -5,8 +5,9 @@
 
 use std::path::Path;
 
-use super::{execute_apply_only, prepare, Context, RunStatus};
+use super::{execute_apply_only, prepare, Context};
 use crate::dataset::{Instance, Prediction};
+use crate::grade::{ApplyStep, Execution};
 use crate::report::apply::{ApplyOutcome, ApplyReport};
 use crate::report::{patch_sha256, ApplyInfo, LogFiles, Timing};
 
@@ -50,29 +51,37 @@ pub async fn apply_one(ctx: &Context, instance: &Instance, prediction: &Predicti
             return write(report, &path);
         }
     };
-    let record = execute_apply_only(ctx, &prepared, instance, &patch, dir).await;
-    report.timing = Timing { wall_secs: record.wall_secs, cpu_secs: None };
-    if record.files.iter().any(|f| f == "eval.sh") {
+    let raw = execute_apply_only(ctx, &prepared, instance, &patch, dir).await;
+    report.timing = Timing { wall_secs: raw.wall_secs(), cpu_secs: None };
+    if raw.files.iter().any(|f| f == "eval.sh") {
         report.logs.eval_script = Some("eval.sh".into());
     }
-    let step = record.apply_step.clone();
-    report.apply = ApplyInfo { strict: step.as_deref() == Some("git_apply"), lenient: step.is_some(), step };
-    match record.status {
-        RunStatus::Ran => report.outcome = ApplyOutcome::Applied,
-        RunStatus::ApplyFailed => {
-            report.outcome = ApplyOutcome::NotApplied;
-            report.reason = Some(
-                "no step of the apply chain (git apply, git apply --3way, patch --fuzz=5) applied the patch; see output.txt"
-                    .into(),
-            );
-        }
-        RunStatus::BuildFailed { failure } => {
+    let step = raw.applied_step();
+    report.apply = ApplyInfo { strict: step.is_some_and(ApplyStep::strict), lenient: step.is_some(), step };
+    match &raw.execution {
+        Execution::Ran { script, job } => match script.apply {
+            Some(step) if step.applied() && script.finished => report.outcome = ApplyOutcome::Applied,
+            Some(ApplyStep::NotApplied) => {
+                report.outcome = ApplyOutcome::NotApplied;
+                report.reason = Some(
+                    "no step of the apply chain (git apply, git apply --3way, patch --fuzz=5) applied the patch; see output.txt"
+                        .into(),
+                );
+            }
+            _ => {
+                report.reason = Some(format!(
+                    "the eval script stopped before it said how the patch applied (container exit code {:?}{}); see output.txt",
+                    job.container_exit_code,
+                    if job.oom_killed { ", out of memory" } else { "" }
+                ))
+            }
+        },
+        Execution::BuildFailed { reason, log } => {
             report.outcome = ApplyOutcome::BuildFailed;
-            report.logs.build_log = failure.log.as_ref().map(|p| p.display().to_string());
-            report.reason = Some(failure.to_string());
+            report.logs.build_log = log.clone();
+            report.reason = Some(reason.clone());
         }
-        RunStatus::Crashed { reason } => report.reason = Some(reason),
-        other => report.reason = Some(format!("unexpected end of an apply-only run: {other:?}")),
+        Execution::EngineFailed { reason } => report.reason = Some(reason.clone()),
     }
     write(report, &path)
 }

@@ -1,23 +1,25 @@
 //! The execution seam: "run this script in a container from this image, with these limits and
 //! this deadline, and give back the output, the exit code and the files it left".
 //!
-//! Everything above this module (images, grading, reports) only sees [`Job`] and [`JobOutput`],
-//! so another backend (a Swarm replicated-job, a Kubernetes Job) can take its place. This one
-//! drives a local or remote Docker engine through bollard.
+//! Everything above this module (images, grading, reports) only sees [`Backend`], [`Job`] and
+//! [`JobOutput`]. A backend belongs to one run ([`crate::engine::RunScope`]): everything it
+//! starts carries the run's labels, and [`Backend::sweep`] removes whatever of the run is still
+//! there (leftovers of an earlier process of the same run at start; what interrupted jobs left
+//! at the end). [`super::docker::DockerBackend`] drives one engine; another backend (a Swarm
+//! replicated-job, a Kubernetes Job) takes its place behind the same trait.
+//!
+//! Cancellation: a backend is made with the run's [`CancellationToken`]. A job in flight when
+//! it fires stops (its container is killed and removed) and ends in [`ExecError::Cancelled`];
+//! [`Backend::drain`] waits for all of them. A job's future may be dropped at any point: the
+//! container's life is owned by the backend, not by the caller's future.
 
-use std::io::Read;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use bollard::models::{ContainerCreateBody, HostConfig};
-use bollard::query_parameters::{
-    CreateContainerOptionsBuilder, DownloadFromContainerOptionsBuilder, KillContainerOptionsBuilder,
-    LogsOptionsBuilder, UploadToContainerOptionsBuilder,
-};
-use bollard::Docker;
-use futures_util::StreamExt;
+use futures_util::future::BoxFuture;
+pub use tokio_util::sync::CancellationToken;
 
-use super::script::{IN_DIR, OUT_DIR};
-use crate::engine;
+use super::output::{Captured, OutputSpec};
+use crate::engine::EngineError;
 use crate::parse::StructuredReport;
 
 /// Resource limits of an evaluation container.
@@ -28,195 +30,112 @@ pub struct Limits {
     pub pids: i64,
 }
 
+impl Limits {
+    /// The memory limit in GiB, as the command line gave it.
+    pub fn memory_gib(&self) -> f64 {
+        self.memory_bytes as f64 / (1024.0 * 1024.0 * 1024.0)
+    }
+}
+
 /// One script to run.
 #[derive(Debug, Clone)]
 pub struct Job {
     pub image: String,
     pub script: String,
-    /// Files copied to [`IN_DIR`] before the start.
+    /// Files copied to [`super::script::IN_DIR`] before the start.
     pub inputs: Vec<(String, Vec<u8>)>,
     pub limits: Limits,
     /// After this long the container is killed.
     pub deadline: Duration,
-    pub run_id: String,
+    /// Where the console output is streamed, and how much of it is kept.
+    pub output: OutputSpec,
+    /// The nonce of the script's markers (a backend that frames files into the output uses it).
+    pub nonce: String,
 }
 
 /// What a job left behind.
 #[derive(Debug, Clone)]
 pub struct JobOutput {
-    /// stdout and stderr, interleaved as the engine recorded them.
-    pub output: Vec<u8>,
-    /// The script's exit status (`None` when it was killed at the deadline).
+    /// stdout and stderr, interleaved as the engine recorded them, bounded.
+    pub output: Captured,
+    /// The container's exit status (`None` when it was killed at the deadline).
     pub exit_code: Option<i64>,
     pub killed_at_deadline: bool,
-    /// Whether the kernel's OOM killer stopped the container.
+    /// Whether the kernel's OOM killer killed a process of the container (read for every run).
     pub oom_killed: bool,
-    /// Files found under [`OUT_DIR`], named relative to it.
+    /// Files found under [`super::script::OUT_DIR`], named relative to it.
     pub files: Vec<StructuredReport>,
+    /// Things the backend noticed about the job (a report too large to keep, …).
+    pub notes: Vec<String>,
     pub wall: Duration,
+    /// Where the job ran, when the backend spreads jobs over machines.
+    pub node: Option<String>,
 }
 
+/// Why a job gave no output.
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
-    #[error("failed to {operation} for image {image}: {message}")]
-    Docker { operation: &'static str, image: String, message: String },
+    /// The engine (or cluster manager) cannot be reached.
+    #[error("{0}")]
+    Unreachable(#[source] EngineError),
+    /// The engine refused or failed a step of the job.
+    #[error("{step} for image {image}: {source}")]
+    Engine {
+        step: &'static str,
+        image: String,
+        #[source]
+        source: EngineError,
+    },
+    /// The job could not be placed anywhere (a cluster with no node that meets its limits).
+    #[error("the job for image {image} cannot be placed: {constraint}")]
+    Unplaceable { image: String, constraint: String },
+    /// The job's inputs could not be packed.
+    #[error("cannot pack the inputs for image {image}: {source}")]
+    Inputs {
+        image: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The run was interrupted; the job was stopped and its container removed.
+    #[error("interrupted")]
+    Cancelled,
 }
 
-/// Runs jobs on a Docker engine.
-#[derive(Clone)]
-pub struct DockerBackend {
-    docker: Docker,
-}
-
-impl DockerBackend {
-    pub fn new(docker: Docker) -> Self {
-        Self { docker }
+impl ExecError {
+    /// An engine error at `step`, with unreachability kept apart.
+    pub fn engine(step: &'static str, image: &str, source: EngineError) -> ExecError {
+        if source.is_unreachable() {
+            ExecError::Unreachable(source)
+        } else {
+            ExecError::Engine { step, image: image.to_string(), source }
+        }
     }
 
-    pub fn docker(&self) -> &Docker {
-        &self.docker
-    }
-
-    /// Runs one job in a fresh container, which is removed afterwards whatever happens.
-    pub async fn run(&self, job: &Job) -> Result<JobOutput, ExecError> {
-        let err = |operation: &'static str| {
-            let image = job.image.clone();
-            move |e: bollard::errors::Error| ExecError::Docker { operation, image, message: e.to_string() }
-        };
-        let config = ContainerCreateBody {
-            image: Some(job.image.clone()),
-            cmd: Some(vec!["bash".into(), format!("{IN_DIR}/eval.sh")]),
-            working_dir: Some("/testbed".into()),
-            labels: Some(engine::container_labels(&job.run_id)),
-            network_disabled: Some(true),
-            host_config: Some(HostConfig {
-                network_mode: Some("none".into()),
-                memory: Some(job.limits.memory_bytes),
-                memory_swap: Some(job.limits.memory_bytes),
-                nano_cpus: Some(job.limits.nano_cpus),
-                pids_limit: Some(job.limits.pids),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
-        let name = format!("verdict-{}-{:08x}", engine::session_id(), rand::random::<u32>());
-        let options = CreateContainerOptionsBuilder::default().name(&name).build();
-        let created = self.docker.create_container(Some(options), config).await.map_err(err("create a container"))?;
-        let id = created.id;
-        let result = self.run_in(&id, job).await;
-        engine::remove_container(&self.docker, &id).await;
-        result
-    }
-
-    async fn run_in(&self, id: &str, job: &Job) -> Result<JobOutput, ExecError> {
-        let err = |operation: &'static str| {
-            let image = job.image.clone();
-            move |e: bollard::errors::Error| ExecError::Docker { operation, image, message: e.to_string() }
-        };
-        let mut files = job.inputs.clone();
-        files.push(("eval.sh".into(), job.script.clone().into_bytes()));
-        let archive = inputs_tar(&files).map_err(|e| ExecError::Docker {
-            operation: "pack the inputs",
-            image: job.image.clone(),
-            message: e.to_string(),
-        })?;
-        let options = UploadToContainerOptionsBuilder::default().path("/").build();
-        self.docker
-            .upload_to_container(id, Some(options), bollard::body_full(archive.into()))
-            .await
-            .map_err(err("copy the patches into the container"))?;
-
-        let started = Instant::now();
-        self.docker.start_container(id, None).await.map_err(err("start the container"))?;
-        let mut wait = self.docker.wait_container(id, None);
-        let waited = tokio::time::timeout(job.deadline, wait.next()).await;
-        let (exit_code, killed_at_deadline) = match waited {
-            Ok(Some(Ok(response))) => (Some(response.status_code), false),
-            // bollard reports a non-zero exit as an error; it is a result, not a failure.
-            Ok(Some(Err(bollard::errors::Error::DockerContainerWaitError { code, .. }))) => (Some(code), false),
-            Ok(Some(Err(e))) => return Err(err("wait for the container")(e)),
-            Ok(None) => (None, false),
-            Err(_) => {
-                let options = KillContainerOptionsBuilder::default().signal("SIGKILL").build();
-                let _ = self.docker.kill_container(id, Some(options)).await;
-                (None, true)
-            }
-        };
-        let wall = started.elapsed();
-        let oom_killed = self
-            .docker
-            .inspect_container(id, None)
-            .await
-            .ok()
-            .and_then(|i| i.state)
-            .and_then(|s| s.oom_killed)
-            .unwrap_or(false);
-
-        let options = LogsOptionsBuilder::default().stdout(true).stderr(true).build();
-        let mut logs = self.docker.logs(id, Some(options));
-        let mut output = Vec::new();
-        while let Some(chunk) = logs.next().await {
-            output.extend_from_slice(&chunk.map_err(err("read the container's output"))?.into_bytes());
-        }
-
-        let options = DownloadFromContainerOptionsBuilder::default().path(OUT_DIR).build();
-        let mut download = self.docker.download_from_container(id, Some(options));
-        let mut tar_bytes = Vec::new();
-        let mut files = Vec::new();
-        let mut download_ok = true;
-        while let Some(chunk) = download.next().await {
-            match chunk {
-                Ok(bytes) => tar_bytes.extend_from_slice(&bytes),
-                Err(_) => {
-                    // No output folder: the script stopped before making it. Not an error here;
-                    // the caller sees the missing markers.
-                    download_ok = false;
-                    break;
-                }
-            }
-        }
-        if download_ok {
-            files = untar_reports(&tar_bytes);
-        }
-        Ok(JobOutput { output, exit_code, killed_at_deadline, oom_killed, files, wall })
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, ExecError::Unreachable(_))
     }
 }
 
-/// Inputs under `verdict/in/`, as a tar for the archive API (extracted at `/`).
-fn inputs_tar(files: &[(String, Vec<u8>)]) -> std::io::Result<Vec<u8>> {
-    let mut builder = tar::Builder::new(Vec::new());
-    let dir = IN_DIR.trim_start_matches('/');
-    for (name, bytes) in files {
-        let mut header = tar::Header::new_gnu();
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        header.set_mtime(0);
-        builder.append_data(&mut header, format!("{dir}/{name}"), bytes.as_slice())?;
-    }
-    builder.into_inner()
-}
+/// Runs jobs for one run.
+pub trait Backend: Send + Sync {
+    /// Where jobs run, for messages (`the Docker engine at unix:///var/run/docker.sock`).
+    fn describe(&self) -> String;
 
-/// Regular files of the downloaded output folder, named relative to it (the archive API puts
-/// them under `out/`).
-fn untar_reports(tar_bytes: &[u8]) -> Vec<StructuredReport> {
-    let mut reports = Vec::new();
-    let mut archive = tar::Archive::new(tar_bytes);
-    let Ok(entries) = archive.entries() else { return reports };
-    for entry in entries.flatten() {
-        let mut entry = entry;
-        if entry.header().entry_type() != tar::EntryType::Regular {
-            continue;
-        }
-        let Ok(path) = entry.path() else { continue };
-        let path = path.to_string_lossy().into_owned();
-        let name = path.split_once('/').map(|(_, rest)| rest.to_string()).unwrap_or(path);
-        let mut bytes = Vec::new();
-        if entry.read_to_end(&mut bytes).is_ok() {
-            reports.push(StructuredReport { name, bytes });
-        }
-    }
-    reports.sort_by(|a, b| a.name.cmp(&b.name));
-    reports
+    /// Runs one job to its end (or its deadline), removing what it made afterwards.
+    fn run(&self, job: Job) -> BoxFuture<'_, Result<JobOutput, ExecError>>;
+
+    /// False after a job found the engine gone, until [`Backend::ping`] succeeds again.
+    fn reachable(&self) -> bool;
+
+    /// Checks that the engine answers; success makes it [`Backend::reachable`] again.
+    fn ping(&self) -> BoxFuture<'_, Result<(), ExecError>>;
+
+    /// Removes everything of this run the engine still holds; returns how many things it
+    /// removed. Only call it when no job of this run is in flight.
+    fn sweep(&self) -> BoxFuture<'_, Result<usize, ExecError>>;
+
+    /// After cancellation: waits (at most `within`) for the jobs in flight to stop.
+    fn drain(&self, within: Duration) -> BoxFuture<'_, ()>;
 }
 
 /// Limits from the command line's units.

@@ -4,13 +4,12 @@
 
 use std::path::Path;
 
-use super::{execute, prepare, Context, RunRecord, RunStatus};
+use super::{execute, prepare, Context};
 use crate::dataset::repo::{GitSnapshot, RepoStore};
 use crate::dataset::{Instance, Prediction};
-use crate::grade;
+use crate::grade::decide::{self, Expected};
 use crate::localize::{Candidate, InstanceLocalization, LocalizeItem, Localizer};
-use crate::parse::ParsedTests;
-use crate::report::{patch_sha256, tests_map, ApplyInfo, InstanceReport, LogFiles, Outcome, ParseInfo, Timing};
+use crate::report::{patch_sha256, ApplyInfo, InstanceReport, LogFiles, Outcome, Timing};
 
 /// Outcomes worth keeping across reruns; the others (the environment or the engine failed) are
 /// tried again.
@@ -66,8 +65,9 @@ pub async fn evaluate_one(
         ));
     }
 
-    let record = execute(ctx, &prepared, instance, Some(&patch), dir).await;
-    decide(&mut report, instance, record);
+    let raw = execute(ctx, &prepared, instance, Some(&patch), dir).await;
+    let decided = decide::evaluation(expected(instance), &raw, &ctx.rules);
+    report.record(raw, decided);
     finish(report, &report_path)
 }
 
@@ -128,6 +128,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         image_layers: Vec::new(),
         localization: None,
         logs: LogFiles { patch: Some("patch.diff".into()), ..Default::default() },
+        run: None,
     }
 }
 
@@ -139,73 +140,9 @@ pub fn infra_error_report(instance: &Instance, prediction: &Prediction, dir: &Pa
     finish(report, &dir.join("report.json"))
 }
 
-/// Turns a run into an outcome, grading it when the tests ran.
-pub fn decide(report: &mut InstanceReport, instance: &Instance, record: RunRecord) {
-    report.exit_code = record.exit_code;
-    report.timing = Timing { wall_secs: record.wall_secs, cpu_secs: record.cpu_secs };
-    report.image_bytes = record.image_bytes;
-    report.image_layers = record.image_layers.clone();
-    let step = record.apply_step.clone();
-    report.apply = ApplyInfo { strict: step.as_deref() == Some("git_apply"), lenient: step.is_some(), step };
-    for file in &record.files {
-        match file.as_str() {
-            "eval.sh" => report.logs.eval_script = Some(file.clone()),
-            "test_output.txt" => report.logs.test_output = Some(file.clone()),
-            f if f.starts_with("reports/") => report.logs.reports.push(file.clone()),
-            _ => {}
-        }
-    }
-    match record.status {
-        RunStatus::BuildFailed { failure } => {
-            report.outcome = Outcome::BuildFailed;
-            report.logs.build_log = failure.log.as_ref().map(|p| p.display().to_string());
-            report.reason = Some(failure.to_string());
-        }
-        RunStatus::ApplyFailed => {
-            report.outcome = Outcome::PatchApplyFailed;
-            report.reason = Some("no step of the apply chain (git apply, git apply --3way, patch --fuzz=5) applied the patch; see output.txt".into());
-        }
-        RunStatus::TestPatchFailed => {
-            report.outcome = Outcome::InfraError;
-            report.reason =
-                Some("the test patch did not apply after the test files were restored; see output.txt".into());
-        }
-        RunStatus::Timeout { secs } => {
-            report.outcome = Outcome::Timeout;
-            report.reason = Some(format!("the tests did not finish within {secs} s"));
-        }
-        RunStatus::Crashed { reason } => {
-            report.outcome = Outcome::InfraError;
-            report.reason = Some(reason);
-        }
-        RunStatus::Ran => match record.parsed {
-            Some(Ok(parsed)) => grade_into(report, instance, &parsed),
-            Some(Err(reason)) => {
-                report.outcome = Outcome::InfraError;
-                report.reason = Some(format!("the test output could not be read: {reason}"));
-            }
-            None => {
-                report.outcome = Outcome::InfraError;
-                report.reason = Some("the tests ran but produced nothing to parse".into());
-            }
-        },
-    }
-}
-
-/// Grades a parsed run into the report: tests, parse info, grade, integrity checks, outcome. A
-/// run whose exit code contradicts its parsed statuses is never counted as resolved.
-pub fn grade_into(report: &mut InstanceReport, instance: &Instance, parsed: &ParsedTests) {
-    let graded = grade::grade(&instance.fail_to_pass, &instance.pass_to_pass, parsed);
-    report.tests = Some(tests_map(parsed));
-    report.parse = Some(ParseInfo::from(parsed));
-    report.integrity = report.exit_code.and_then(|code| grade::check_exit_code(code, parsed)).into_iter().collect();
-    report.outcome = Outcome::from(graded.resolution);
-    report.reason = None;
-    if !report.integrity.is_empty() && report.outcome != Outcome::Unresolved {
-        report.reason = Some(format!("graded {} but downgraded: {}", report.outcome, report.integrity.join("; ")));
-        report.outcome = Outcome::InfraError;
-    }
-    report.grade = Some(graded);
+/// An instance's expected lists, for the decide stage.
+pub fn expected(instance: &Instance) -> Expected<'_> {
+    Expected { fail_to_pass: &instance.fail_to_pass, pass_to_pass: &instance.pass_to_pass }
 }
 
 fn finish(report: InstanceReport, path: &Path) -> InstanceReport {

@@ -1,27 +1,46 @@
-//! Running one evaluation: build (or reuse) the instance's images, render the eval script, run
-//! it through the execution backend, save everything it produced, and parse the test output.
+//! Running evaluations. One evaluation ([`execute`]): build (or reuse) the instance's images,
+//! render the eval script, run it through the execution backend, save everything it produced,
+//! and parse the test output. The result is a [`RawOutcome`]: what happened (the script's
+//! markers, what the backend saw of the job, the parse of the test output), with nothing
+//! decided. The decide stage ([`crate::grade::decide`]) turns it into an evaluation outcome, a
+//! validation stage result or a check-envs verdict.
 //!
-//! The result is a [`RunRecord`]: what happened, in terms a grader can use. Deciding the
-//! outcome from it is the caller's job (evaluate, validate and check-envs decide differently).
+//! Around it: [`session`] opens a run (its folder, lock, signals, backend, and the sweep of
+//! what an earlier process of it left), [`scheduler`] runs its jobs `-j` at a time, [`backend`]
+//! is the execution seam and [`docker`] its Docker engine implementation, [`output`] bounds
+//! what is kept of a job's console. The async runtime lives here too ([`block_on`]): the
+//! command line sees neither tokio nor bollard.
 
 pub mod apply_only;
 pub mod backend;
+pub mod clean;
+pub mod docker;
 pub mod evaluation;
+pub mod output;
+pub mod scheduler;
 pub mod script;
+pub mod session;
+pub mod signals;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
-
 use crate::dataset::spec::{LanguageSpec, SpecEntry, SpecRegistry};
 use crate::dataset::Instance;
-use crate::images::build::{BuildFailure, Builder};
+use crate::grade::{Execution, JobFacts, RawOutcome, Rules, RunLimits};
+use crate::images::build::{Builder, ImageError};
 use crate::images::{merged_env, InstanceImages, Planner};
-use crate::parse::{self, ParsedTests};
-use backend::{DockerBackend, Job, Limits};
+use crate::parse;
+use backend::{Backend, ExecError, Job, Limits};
+use output::OutputSpec;
 use script::ScriptInput;
+
+/// Runs `future` to its end on a fresh multi-threaded runtime.
+pub fn block_on<F: std::future::Future>(future: F) -> std::io::Result<F::Output> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    Ok(runtime.block_on(future))
+}
 
 /// Seconds added to the test timeout for applying patches and collecting reports, after which
 /// the container is killed.
@@ -31,14 +50,18 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 1800;
 
 /// Shared by every evaluation of a run.
 pub struct Context {
-    pub backend: DockerBackend,
+    pub backend: Arc<dyn Backend>,
     pub builder: Arc<Builder>,
     pub planner: Planner,
     pub specs: SpecRegistry,
     pub limits: Limits,
     /// `--timeout`, which wins over the spec's.
     pub timeout_override: Option<u64>,
+    /// Bytes of a job's console output kept (head and tail; see [`output`]).
+    pub max_output: usize,
     pub run_id: String,
+    /// The grading rules the run's decisions follow.
+    pub rules: Rules,
 }
 
 /// An instance's spec and images, resolved.
@@ -57,115 +80,34 @@ pub fn prepare(ctx: &Context, instance: &Instance) -> Result<Prepared, String> {
 
 /// [`prepare`] without a run: what `verdict build` needs.
 pub fn plan(specs: &SpecRegistry, planner: &Planner, instance: &Instance) -> Result<Prepared, String> {
-    let (entry, language) = resolve_spec(specs, instance)?;
+    let (entry, language) = specs.resolve(instance).map_err(|e| e.to_string())?;
     let images = planner.plan(instance, &entry, &language).map_err(|e| e.to_string())?;
     Ok(Prepared { entry, language, images })
 }
 
-/// The spec entry of an instance (its inline `harness` merged over the spec entry of its
-/// repository and version) and its language's defaults.
-pub fn resolve_spec(specs: &SpecRegistry, instance: &Instance) -> Result<(SpecEntry, LanguageSpec), String> {
-    let entry = specs
-        .entry_with_inline(&instance.repo, instance.version.as_deref(), instance.harness.as_ref())
-        .map_err(|e| format!("instance {}: its harness spec is not usable: {e}", instance.instance_id))?
-        .ok_or_else(|| {
-            format!(
-                "no harness spec for repository {} (version {}): add harness/specs/{}.toml, pass --specs DIR, or give the instance a `harness` field",
-                instance.repo,
-                instance.version.as_deref().unwrap_or("unset"),
-                instance.repo.replace('/', "__")
-            )
-        })?;
-    let language = specs.language(&entry.language).cloned().ok_or_else(|| {
-        format!(
-            "instance {}: unknown language {:?}; add harness/languages/{}.toml",
-            instance.instance_id, entry.language, entry.language
-        )
-    })?;
-    Ok((entry, language))
-}
-
-/// How a run ended, before grading.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum RunStatus {
-    BuildFailed {
-        failure: BuildFailure,
-    },
-    /// No step of the apply chain applied the candidate.
-    ApplyFailed,
-    /// The test patch did not apply after the test files were restored.
-    TestPatchFailed,
-    /// The test command hit its timeout, or the container its deadline.
-    Timeout {
-        secs: u64,
-    },
-    /// The container ran but the script did not get to the end, or the engine failed.
-    Crashed {
-        reason: String,
-    },
-    /// The tests ran; see `parsed`.
-    Ran,
-}
-
-/// Everything one evaluation produced.
-#[derive(Debug, Clone, Serialize)]
-pub struct RunRecord {
-    pub status: RunStatus,
-    pub apply_step: Option<String>,
-    pub exit_code: Option<i64>,
-    #[serde(skip)]
-    pub parsed: Option<Result<ParsedTests, String>>,
-    pub test_args: Vec<String>,
-    pub wall_secs: f64,
-    pub cpu_secs: Option<f64>,
-    pub image_bytes: Option<u64>,
-    /// The instance image's layers, for counting shared layers once.
-    pub image_layers: Vec<crate::images::layers::LayerSize>,
-    /// Files written to the output folder, relative to it.
-    pub files: Vec<String>,
-}
-
-impl RunRecord {
-    fn failed(status: RunStatus) -> Self {
-        Self {
-            status,
-            apply_step: None,
-            exit_code: None,
-            parsed: None,
-            test_args: Vec::new(),
-            wall_secs: 0.0,
-            cpu_secs: None,
-            image_bytes: None,
-            image_layers: Vec::new(),
-            files: Vec::new(),
-        }
-    }
-}
-
 /// Runs the tests of `instance` with `candidate` applied (or with the test patch alone when
 /// `None`), writing `eval.sh`, `output.txt`, `test_output.txt` and the collected reports under
-/// `out_dir`.
+/// `out_dir`. Returns what happened and decides nothing ([`crate::grade::decide`] does).
 pub async fn execute(
     ctx: &Context,
     prepared: &Prepared,
     instance: &Instance,
     candidate: Option<&str>,
     out_dir: &Path,
-) -> RunRecord {
+) -> RawOutcome {
     run_script(ctx, prepared, instance, candidate, out_dir, false).await
 }
 
 /// Applies `candidate` with the eval script's own apply chain in a container from the instance
-/// image, and stops: no test patch, no tests. The record's status is `Ran` when a step applied
-/// it (see `apply_step`), `ApplyFailed` when none did. Writes `eval.sh` and `output.txt`.
+/// image, and stops: no test patch, no tests. The script's `APPLY` line (in the outcome's
+/// script facts) says which step applied it, if any. Writes `eval.sh` and `output.txt`.
 pub async fn execute_apply_only(
     ctx: &Context,
     prepared: &Prepared,
     instance: &Instance,
     candidate: &str,
     out_dir: &Path,
-) -> RunRecord {
+) -> RawOutcome {
     run_script(ctx, prepared, instance, Some(candidate), out_dir, true).await
 }
 
@@ -176,12 +118,25 @@ async fn run_script(
     candidate: Option<&str>,
     out_dir: &Path,
     apply_only: bool,
-) -> RunRecord {
+) -> RawOutcome {
+    let timeout_secs = ctx.timeout_override.or(prepared.entry.timeout).unwrap_or(DEFAULT_TIMEOUT_SECS);
+    let memory_gib = ctx.limits.memory_bytes as f64 / (1024.0 * 1024.0 * 1024.0);
+    let mut raw = RawOutcome::new(candidate.is_some(), RunLimits { timeout_secs, memory_gib });
     let built = match ctx.builder.ensure(&prepared.images).await {
         Ok(built) => built,
-        Err(failure) => return RunRecord::failed(RunStatus::BuildFailed { failure }),
+        Err(ImageError::Build(failure)) => {
+            let log = failure.log.as_ref().map(|p| p.display().to_string());
+            raw.execution = Execution::BuildFailed { reason: failure.to_string(), log };
+            return raw;
+        }
+        // The engine, not the image, failed (it may be gone): never `build_failed`.
+        Err(ImageError::Engine(e)) => {
+            raw.execution = Execution::EngineFailed { reason: e.to_string() };
+            return raw;
+        }
     };
-    let timeout_secs = ctx.timeout_override.or(prepared.entry.timeout).unwrap_or(DEFAULT_TIMEOUT_SECS);
+    raw.image_bytes = Some(built.size_bytes);
+    raw.image_layers = built.layers.clone();
     let nonce = format!("{:016x}{:016x}", rand::random::<u64>(), rand::random::<u64>());
     let env = merged_env(&prepared.language, &prepared.entry);
     let rendered = script::render(&ScriptInput {
@@ -195,6 +150,7 @@ async fn run_script(
         nonce: &nonce,
         apply_only,
     });
+    raw.test_args = rendered.test_args.clone();
     let mut files = Vec::new();
     let mut save = |name: &str, bytes: &[u8]| {
         let path = out_dir.join(name);
@@ -214,77 +170,45 @@ async fn run_script(
         inputs: rendered.inputs.clone(),
         limits: ctx.limits,
         deadline: if apply_only { DEADLINE_GRACE } else { Duration::from_secs(timeout_secs) + DEADLINE_GRACE },
-        run_id: ctx.run_id.clone(),
+        output: OutputSpec { path: out_dir.join("output.txt"), limit_bytes: ctx.max_output },
+        nonce: nonce.clone(),
     };
-    let output = match ctx.backend.run(&job).await {
+    let output = match ctx.backend.run(job).await {
         Ok(output) => output,
+        // The run is being stopped: this evaluation has no result, and the scheduler drops it.
+        Err(ExecError::Cancelled) => std::future::pending().await,
         Err(e) => {
-            let mut record = RunRecord::failed(RunStatus::Crashed { reason: e.to_string() });
-            record.files = files;
-            return record;
+            raw.execution = Execution::EngineFailed { reason: e.to_string() };
+            raw.files = files;
+            return raw;
         }
     };
-    let text = String::from_utf8_lossy(&output.output).into_owned();
-    save("output.txt", text.as_bytes());
-    let seen = script::read_output(&text, &nonce);
+    let seen = script::read_output(&output.output.text, &nonce);
     if !apply_only {
         save("test_output.txt", seen.test_output.as_bytes());
     }
     for report in &output.files {
         save(&format!("reports/{}", report.name), &report.bytes);
     }
+    // The backend streamed the console to output.txt.
+    files.push("output.txt".to_string());
 
-    let mut record = RunRecord {
-        status: RunStatus::Ran,
-        apply_step: seen.apply_step.clone().filter(|s| s != "none"),
-        exit_code: seen.exit_code,
-        parsed: None,
-        test_args: rendered.test_args.clone(),
-        wall_secs: output.wall.as_secs_f64(),
-        cpu_secs: seen.cpu_secs,
-        image_bytes: Some(built.size_bytes),
-        image_layers: built.layers.clone(),
-        files: Vec::new(),
+    raw.cpu_secs = seen.cpu_secs;
+    raw.execution = Execution::Ran {
+        script: seen.facts(),
+        job: JobFacts {
+            container_exit_code: output.exit_code,
+            killed_at_deadline: output.killed_at_deadline,
+            oom_killed: output.oom_killed,
+            wall_secs: output.wall.as_secs_f64(),
+        },
     };
-    // `timeout` exits 124 (137 after its kill); a test command killed for another reason (the
-    // OOM killer also gives 137) before the timeout is not a timeout.
-    let ran_out_of_time = output.wall.as_secs() >= timeout_secs;
-    record.status = if candidate.is_some() && seen.apply_step.as_deref().is_none_or(|s| s == "none") {
-        if seen.apply_step.is_some() {
-            RunStatus::ApplyFailed
-        } else {
-            RunStatus::Crashed { reason: crash_reason(&output, "before the candidate patch was applied") }
-        }
-    } else if apply_only {
-        if seen.finished {
-            RunStatus::Ran
-        } else {
-            RunStatus::Crashed { reason: crash_reason(&output, "after the candidate patch was applied") }
-        }
-    } else if seen.test_patch_applied == Some(false) {
-        RunStatus::TestPatchFailed
-    } else if output.killed_at_deadline || (matches!(seen.exit_code, Some(124) | Some(137)) && ran_out_of_time) {
-        RunStatus::Timeout { secs: timeout_secs }
-    } else if !seen.tests_started || seen.exit_code.is_none() {
-        RunStatus::Crashed { reason: crash_reason(&output, "before the test command finished") }
-    } else {
-        RunStatus::Ran
-    };
-    if record.status == RunStatus::Ran && !apply_only {
-        let parsed =
-            parse::parse(prepared.entry.log_parser, &seen.test_output, &output.files).map_err(|e| e.to_string());
-        record.parsed = Some(parsed);
+    if seen.tests_started {
+        raw.parsed =
+            Some(parse::parse(prepared.entry.log_parser, &seen.test_output, &output.files).map_err(|e| e.to_string()));
     }
-    record.files = files;
-    record
-}
-
-fn crash_reason(output: &backend::JobOutput, when: &str) -> String {
-    if output.oom_killed {
-        format!("the container ran out of memory {when}")
-    } else {
-        format!("the eval script stopped {when} (container exit code {:?}); see output.txt", output.exit_code)
-    }
+    raw.files = files;
+    raw
 }
 
 /// The folder an instance's files go to: `logs/<run_id>/<model>/<instance_id>/`.

@@ -14,6 +14,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::dataset::patch::changed_files;
 use crate::dataset::spec::{LanguageSpec, SpecEntry, TestArgs};
+use crate::grade::{ApplyStep, ScriptFacts};
 use crate::images::shell_quote;
 
 /// Where inputs are copied in the container.
@@ -207,19 +208,23 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
         }
         s.push_str("  git ls-files -z --others --exclude-standard -- '*.rej' '*.orig' | xargs -0 -r rm -f --\n}\n");
         s.push_str(&format!(
-            "step=none\n\
-             if git apply --verbose {IN_DIR}/candidate.diff; then step=git_apply\n\
+            "step={none}\n\
+             if git apply --verbose {IN_DIR}/candidate.diff; then step={git_apply}\n\
              else reset_tree\n\
-             \x20 if git apply --verbose --3way {IN_DIR}/candidate.diff; then step=git_apply_3way\n\
+             \x20 if git apply --verbose --3way {IN_DIR}/candidate.diff; then step={three_way}\n\
              \x20 else reset_tree\n\
-             \x20   if patch --batch --fuzz=5 --no-backup-if-mismatch -p1 -i {IN_DIR}/candidate.diff; then step=patch_fuzz\n\
+             \x20   if patch --batch --fuzz=5 --no-backup-if-mismatch -p1 -i {IN_DIR}/candidate.diff; then step={fuzz}\n\
              \x20   else reset_tree\n\
              \x20   fi\n\
              \x20 fi\n\
              fi\n\
              git reset -q 2>/dev/null\n\
              echo \"$M APPLY $step\"\n\
-             [ \"$step\" = none ] && exit 0\n"
+             [ \"$step\" = {none} ] && exit 0\n",
+            none = ApplyStep::NotApplied,
+            git_apply = ApplyStep::GitApply,
+            three_way = ApplyStep::GitApply3way,
+            fuzz = ApplyStep::PatchFuzz,
         ));
         if input.apply_only {
             s.push_str("echo \"$M END\"\n");
@@ -277,9 +282,9 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
 /// What the script's marker lines said.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ScriptOutcome {
-    /// The apply step that succeeded (`git_apply`, `git_apply_3way`, `patch_fuzz`), `none`, or
-    /// `None` when no candidate was applied or the line is missing.
-    pub apply_step: Option<String>,
+    /// The apply step that succeeded, [`ApplyStep::NotApplied`], or `None` when no candidate was
+    /// applied or the line is missing.
+    pub apply_step: Option<ApplyStep>,
     /// `Some(true)` when the test patch applied, `Some(false)` when it did not.
     pub test_patch_applied: Option<bool>,
     pub tests_started: bool,
@@ -289,6 +294,19 @@ pub struct ScriptOutcome {
     /// User + system CPU seconds of the test command and its children.
     pub cpu_secs: Option<f64>,
     pub finished: bool,
+}
+
+impl ScriptOutcome {
+    /// The marker facts the decide stage reads.
+    pub fn facts(&self) -> ScriptFacts {
+        ScriptFacts {
+            apply: self.apply_step,
+            test_patch_applied: self.test_patch_applied,
+            tests_started: self.tests_started,
+            exit_code: self.exit_code,
+            finished: self.finished,
+        }
+    }
 }
 
 /// Reads the marker lines out of a container's output.
@@ -306,7 +324,7 @@ pub fn read_output(output: &str, nonce: &str) -> ScriptOutcome {
         let mut words = rest.split_whitespace();
         match (words.next(), words.next(), words.next()) {
             // Lines printed before the tests start cannot come from the code under test.
-            (Some("APPLY"), Some(step), _) if test_start.is_none() => out.apply_step = Some(step.to_string()),
+            (Some("APPLY"), Some(step), _) if test_start.is_none() => out.apply_step = ApplyStep::from_name(step),
             (Some("TESTPATCH"), Some(state), _) if test_start.is_none() => {
                 out.test_patch_applied = Some(state != "failed")
             }

@@ -24,9 +24,11 @@ use futures_util::StreamExt;
 use verdict::dataset::repo::RepoStore;
 use verdict::dataset::spec::SpecRegistry;
 use verdict::dataset::{gold_predictions, load_instances};
+use verdict::engine::{Engine, RunScope};
 use verdict::images::build::Builder;
 use verdict::images::{host_certs, merged_env, Planner};
-use verdict::run::backend::{limits, DockerBackend};
+use verdict::run::backend::{limits, CancellationToken};
+use verdict::run::docker::DockerBackend;
 use verdict::run::script::{self, ScriptInput};
 use verdict::run::{evaluation, prepare, Context};
 
@@ -43,19 +45,22 @@ async fn bench() {
     let instance = instances.iter().find(|i| i.instance_id == id).expect("instance in the demo").clone();
     let prediction = gold_predictions(std::slice::from_ref(&instance)).remove(0);
 
-    let docker = verdict::engine::connect().await.expect("a running engine (bash dockerfiles/engine.sh)");
+    let engine = Engine::connect().await.expect("a running engine (bash dockerfiles/engine.sh)");
+    let docker = bollard::Docker::connect_with_defaults().expect("the same engine, for the raw runs");
     let work = tempfile::tempdir().expect("temp dir");
+    let scope = RunScope::new(&work.path().join("bench"), "bench").expect("run scope");
     let repos = Arc::new(RepoStore::new(vec![root.join("harness/demo/repos")], work.path().join("cache"), false));
     let builder = Arc::new(Builder::new(
-        docker.clone(),
+        engine.clone(),
         repos.clone(),
         work.path().join("build"),
         false,
         Duration::from_secs(3600),
+        scope.labels(),
     ));
     builder.ensure_os_image("verdict-os:bookworm", "debian:bookworm-slim").await.expect("OS image");
     let ctx = Context {
-        backend: DockerBackend::new(docker.clone()),
+        backend: Arc::new(DockerBackend::new(engine.clone(), scope, CancellationToken::new())),
         builder: builder.clone(),
         planner: Planner::new(
             root.join("dockerfiles"),
@@ -65,7 +70,9 @@ async fn bench() {
         specs: SpecRegistry::load(&root.join("harness"), &[]).expect("specs"),
         limits: limits(4.0, 1.0, 2048),
         timeout_override: None,
+        max_output: 32 << 20,
         run_id: "bench".into(),
+        rules: Default::default(),
     };
     let prepared = prepare(&ctx, &instance).expect("spec");
     builder.ensure(&prepared.images).await.expect("warm image");

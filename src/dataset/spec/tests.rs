@@ -96,3 +96,45 @@ fn an_inline_harness_overrides_only_the_fields_it_names() {
     assert!(InlineHarness::check(serde_json::json!({"tset_cmd": "x"})).unwrap_err().contains("tset_cmd"));
     assert!(InlineHarness::check(serde_json::json!(["x"])).is_err());
 }
+
+fn instance(json: serde_json::Value) -> Instance {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d.jsonl");
+    std::fs::write(&path, format!("{json}\n")).unwrap();
+    crate::dataset::load_instances(&path).unwrap().remove(0)
+}
+
+#[test]
+fn resolve_finds_the_entry_by_version_or_inline_and_says_what_is_missing() {
+    let (_dir, specs) = with_spec(TOOL);
+    let specs = specs.unwrap();
+    let base = serde_json::json!({"instance_id": "acme__tool-1", "repo": "acme/tool", "base_commit": "abc", "patch": "", "test_patch": ""});
+    let mut v1 = base.clone();
+    v1["version"] = "1.0".into();
+    let (entry, language) = specs.resolve(&instance(v1)).unwrap();
+    assert_eq!(
+        (entry.test_arg_files, language.toolchains),
+        (vec!["tests/tests_*.py".to_string()], vec!["python".to_string()])
+    );
+    assert_eq!(
+        specs.resolve(&instance(base.clone())).unwrap().0.install,
+        ["pip install ."],
+        "`*` for any other version"
+    );
+    let mut inline = base.clone();
+    inline["harness"] = serde_json::json!({"test_cmd": "pytest -q"});
+    let (entry, _) = specs.resolve(&instance(inline)).unwrap();
+    assert_eq!((entry.test_cmd.as_str(), entry.install.len()), ("pytest -q", 1), "inline fields merge over the entry");
+    let mut other = base.clone();
+    other["repo"] = "x/y".into();
+    let err = specs.resolve(&instance(other)).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "no harness spec for repository x/y (version unset): add harness/specs/x__y.toml, pass --specs DIR, or give \
+         the instance a `harness` field"
+    );
+    let mut cobol = base;
+    cobol["harness"] = serde_json::json!({"language": "cobol"});
+    let err = specs.resolve(&instance(cobol)).unwrap_err().to_string();
+    assert!(err.starts_with("instance acme__tool-1: "), "{err}");
+}

@@ -10,6 +10,7 @@ mod maven;
 mod mocha;
 mod pytest;
 mod robust;
+mod summary;
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/parse").join(rel)

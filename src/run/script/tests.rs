@@ -116,7 +116,7 @@ fn apply_only_runs_the_same_chain_and_stops() {
     assert!(only.test_args.is_empty());
 
     let seen = read_output("VERDICT-n0nce APPLY patch_fuzz\nVERDICT-n0nce END\n", "n0nce");
-    assert_eq!(seen.apply_step.as_deref(), Some("patch_fuzz"));
+    assert_eq!(seen.apply_step, Some(crate::grade::ApplyStep::PatchFuzz));
     assert!(seen.finished && !seen.tests_started);
 }
 
@@ -194,7 +194,7 @@ VERDICT-abc END
 fn a_run_cut_short_has_no_exit_code() {
     let out =
         read_output("VERDICT-q APPLY git_apply\nVERDICT-q TESTPATCH ok\nVERDICT-q TESTS START\nhanging...\n", "q");
-    assert_eq!(out.apply_step.as_deref(), Some("git_apply"));
+    assert_eq!(out.apply_step, Some(ApplyStep::GitApply));
     assert!(out.tests_started);
     assert_eq!(out.exit_code, None);
     assert!(!out.finished);
