@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes a machine ready for verdict, idempotently:
-#   1. installs Debian's docker.io (and debootstrap) when no engine is installed;
+#   1. installs Debian's docker.io (and debootstrap, and docker-registry, the loopback registry the
+#      Swarm backend's tests push to) when they are missing;
 #   2. starts dockerd with overlay2 when no engine answers;
 #   3. installs Debian's chromium when it is missing: the tests load the HTML reports in it;
 #   4. makes the base OS image verdict uses (VERDICT_OS_IMAGE, default verdict-os:bookworm):
@@ -21,11 +22,12 @@ need_root() {
   fi
 }
 
-if ! command -v dockerd >/dev/null 2>&1 || ! command -v debootstrap >/dev/null 2>&1; then
-  need_root "installing docker.io and debootstrap"
-  say "installing docker.io and debootstrap from Debian's packages"
+if ! command -v dockerd >/dev/null 2>&1 || ! command -v debootstrap >/dev/null 2>&1 \
+  || ! command -v docker-registry >/dev/null 2>&1; then
+  need_root "installing docker.io, debootstrap and docker-registry"
+  say "installing docker.io, debootstrap and docker-registry from Debian's packages"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io debootstrap >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io debootstrap docker-registry >/dev/null
 fi
 
 if ! command -v chromium >/dev/null 2>&1; then

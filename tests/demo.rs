@@ -5,7 +5,7 @@ use crate::util::*;
 /// What every demo instance must produce: (instance id, outcome, apply step, flagged, the
 /// level FAIL_TO_PASS is graded at). The apply step is checked where it says something
 /// (`patch_fuzz` must not pass for strict application).
-const EXPECTED: &[(&str, &str, Option<&str>, bool, &str)] = &[
+pub const EXPECTED: &[(&str, &str, Option<&str>, bool, &str)] = &[
     // Python / pytest
     ("verdict-demo__pycalc-1", "resolved_full", Some("git_apply"), false, "test"),
     ("verdict-demo__pycalc-2", "resolved_partial", Some("git_apply"), false, "test"),

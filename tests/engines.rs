@@ -23,13 +23,8 @@ impl SecondEngine {
         if unsafe { libc::geteuid() } != 0 {
             return Some("a second dockerd needs root".into());
         }
-        let on_path = |tool: &str| {
-            std::env::var_os("PATH")
-                .map(|paths| std::env::split_paths(&paths).any(|p| p.join(tool).is_file()))
-                .unwrap_or(false)
-        };
-        if !on_path("unshare") {
-            return Some("no unshare on PATH (util-linux)".into());
+        if !on_path("unshare") || !on_path("ip") {
+            return Some("no unshare (util-linux) or ip (iproute2) on PATH".into());
         }
         (!on_path("dockerd")).then(|| "no dockerd on PATH".into())
     }
@@ -56,8 +51,10 @@ impl SecondEngine {
         // Its own network namespace too: a dockerd started with `--bridge=none` deletes the host's
         // `docker0` bridge (the shared engine's), which breaks every build on the shared engine.
         // `unshare` execs dockerd in place, so the child is dockerd itself.
+        // In the new namespace only loopback exists, and it starts down: bring it up (the swarm
+        // and the test's registry listen there), then become dockerd.
         let child = Command::new("unshare")
-            .args(["--net", "--", "dockerd"])
+            .args(["--net", "--", "sh", "-c", "ip link set lo up && exec dockerd \"$@\"", "sh"])
             .arg(format!("--host={}", self.host()))
             .arg(format!("--data-root={}", dir.join("data").display()))
             .arg(format!("--exec-root={}", dir.join("exec").display()))
@@ -74,6 +71,11 @@ impl SecondEngine {
             assert!(started.elapsed() < Duration::from_secs(60), "the second engine did not start: {}", self.log());
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+
+    /// The process id of this engine's dockerd (the holder of its network namespace).
+    pub fn pid(&self) -> u32 {
+        self.dockerd.as_ref().expect("the engine runs").id()
     }
 
     pub fn answers(&self) -> bool {
@@ -112,6 +114,36 @@ impl SecondEngine {
     pub fn restart(&mut self) {
         self.stop();
         self.launch();
+    }
+
+    fn client(&self) -> bollard::Docker {
+        bollard::Docker::connect_with_unix(
+            self.dir.join("docker.sock").to_str().unwrap(),
+            600,
+            bollard::API_DEFAULT_VERSION,
+        )
+        .unwrap()
+    }
+
+    /// Makes this engine a single-node swarm, on loopback ports of its own (never the default
+    /// 2377 and 4789 another swarm on the machine may hold).
+    pub fn init_swarm(&self) {
+        let port = free_port();
+        let request = bollard::models::SwarmInitRequest {
+            listen_addr: Some(format!("127.0.0.1:{port}")),
+            advertise_addr: Some(format!("127.0.0.1:{port}")),
+            data_path_port: Some(free_port() as u32),
+            ..Default::default()
+        };
+        runtime().block_on(async { self.client().init_swarm(request).await.expect("swarm init") });
+    }
+
+    /// The Swarm services on this engine of the run that wrote to `<logs>/<run_id>`.
+    pub fn services_of(&self, logs: &Path, run_id: &str) -> usize {
+        let scope = verdict::engine::RunScope::new(&logs.join(run_id), run_id).unwrap();
+        let filters = std::collections::HashMap::from([("label".to_string(), scope.filter())]);
+        let options = bollard::query_parameters::ListServicesOptionsBuilder::default().filters(&filters).build();
+        runtime().block_on(async { self.client().list_services(Some(options)).await.map(|s| s.len()).unwrap() })
     }
 
     /// The containers on this engine of the run that wrote to `<logs>/<run_id>`.
@@ -158,6 +190,72 @@ impl Drop for SecondEngine {
         // the next test.
         let _ = Command::new("rm").arg("-rf").arg(&self.dir).stdout(Stdio::null()).stderr(Stdio::null()).spawn();
     }
+}
+
+pub fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|p| p.join(program).is_file()))
+}
+
+/// A loopback registry (Debian's `docker-registry`) with its storage in a folder of its own.
+pub struct Registry {
+    pub addr: String,
+    dir: PathBuf,
+    child: Child,
+}
+
+impl Registry {
+    /// Starts a registry in `engine`'s network namespace, on its loopback (where the engine
+    /// pushes without `--insecure-registry`).
+    pub fn start_in(engine: &SecondEngine) -> Registry {
+        let dir = engine.dir.join("registry");
+        let netns = format!("--net=/proc/{}/ns/net", engine.pid());
+        let addr = format!("127.0.0.1:{}", free_port());
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = dir.join("config.yml");
+        std::fs::write(
+            &config,
+            format!(
+                "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\nhttp:\n  addr: {addr}\n",
+                dir.join("data").display()
+            ),
+        )
+        .unwrap();
+        let log = std::fs::File::create(dir.join("registry.log")).unwrap();
+        let child = Command::new("nsenter")
+            .arg(&netns)
+            .arg("docker-registry")
+            .arg("serve")
+            .arg(&config)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("docker-registry starts (bash dockerfiles/engine.sh installs it)");
+        let (host, port) = addr.split_once(':').unwrap();
+        let probe = format!("exec 3<>/dev/tcp/{host}/{port}");
+        let started = Instant::now();
+        let listening = || {
+            let probe = Command::new("nsenter").arg(&netns).args(["bash", "-c", &probe]).stderr(Stdio::null()).status();
+            probe.is_ok_and(|s| s.success())
+        };
+        while !listening() {
+            assert!(started.elapsed() < Duration::from_secs(30), "the registry did not start");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        Registry { addr, dir, child }
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = Command::new("rm").arg("-rf").arg(&self.dir).stdout(Stdio::null()).stderr(Stdio::null()).spawn();
+    }
+}
+
+/// A loopback port nobody listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 fn runtime() -> tokio::runtime::Runtime {

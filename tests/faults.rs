@@ -292,3 +292,73 @@ fn an_engine_lost_mid_run_pauses_the_run_and_it_resumes() {
     assert_eq!(report("gone", HANGS)["outcome"], "timeout");
     assert_eq!(engine.containers_of(&logs, "gone"), 0);
 }
+
+/// pycalc-1's gold patch with `extra` (indented for the body of `median`) run on its first call.
+fn pycalc_gold_with(extra: &[&str]) -> String {
+    let gold = demo_instance("verdict-demo__pycalc-1")["patch"].as_str().unwrap().to_string();
+    let mut lines = vec!["+    import os".to_string(), "+    if not os.environ.get(\"VERDICT_FIXTURE_RAN\"):".into()];
+    lines.push("+        os.environ[\"VERDICT_FIXTURE_RAN\"] = \"1\"".into());
+    lines.extend(extra.iter().map(|l| format!("+        {l}")));
+    let added = lines.len();
+    let patched =
+        gold.replacen("+    mid = len(data) // 2\n", &format!("+    mid = len(data) // 2\n{}\n", lines.join("\n")), 1);
+    patched.replacen("@@ -19,9 +19,12 @@", &format!("@@ -19,9 +19,{} @@", 12 + added), 1)
+}
+
+/// A candidate that prints far more than `--max-output` is graded from its JUnit report, and
+/// what is kept of its console is bounded, with a note; a candidate that allocates past
+/// `--memory` is killed by the OOM killer, which the backend reports.
+#[test]
+fn huge_output_is_bounded_and_oom_kills_are_reported() {
+    let _lock = docker_lock();
+    let logs = logs_dir("huge-and-oom");
+    let instance = demo_instance("verdict-demo__pycalc-1");
+    let dataset = logs.join("d.jsonl");
+    write(&dataset, &format!("{instance}\n"));
+    let loud = pycalc_gold_with(&["line = b\"x\" * 99 + b\"\\n\"", "for _ in range(60_000):", "    os.write(1, line)"]);
+    let hog = pycalc_gold_with(&["hog = []", "while True:", "    hog.append(b\"x\" * (1 << 24))"]);
+    let pred = |model: &str, patch: &str| {
+        serde_json::json!({"instance_id": "verdict-demo__pycalc-1", "model_name_or_path": model, "model_patch": patch})
+            .to_string()
+    };
+    let preds = logs.join("p.jsonl");
+    write(&preds, &format!("{}\n{}\n", pred("loud", &loud), pred("hog", &hog)));
+    let out = verdict(&[
+        "evaluate",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--predictions",
+        preds.to_str().unwrap(),
+        "--repos",
+        "harness/demo/repos",
+        "--no-clone",
+        "--logs",
+        logs.to_str().unwrap(),
+        "--run-id",
+        "f",
+        "--max-output",
+        "1",
+        "--memory",
+        "0.25",
+    ]);
+    let dir = |model: &str| logs.join("f").join(model).join("verdict-demo__pycalc-1");
+    let loud_report = read_json(&dir("loud").join("report.json"));
+    assert_eq!(loud_report["outcome"], "resolved_full", "{}\n{loud_report:#}", text(&out));
+    assert_eq!(loud_report["parse"]["source"], "structured", "{loud_report:#}");
+    let kept = std::fs::metadata(dir("loud").join("output.txt")).unwrap().len();
+    assert!(kept < 1_100_000, "6 MB printed, at most 1 MiB kept: {kept}");
+    let console = std::fs::read_to_string(dir("loud").join("output.txt")).unwrap();
+    assert!(console.contains("of output left out here"), "the note says what was left out");
+    assert!(console.contains(" END"), "the tail (with the script's end marker) is kept");
+    let notes = loud_report["run"]["notes"].to_string();
+    assert!(notes.contains("left out of output.txt"), "{loud_report:#}");
+
+    // The backend reports the OOM kill (read for every run); the decide stage names it.
+    let hog_report = read_json(&dir("hog").join("report.json"));
+    assert_eq!(hog_report["run"]["execution"]["job"]["oom_killed"], true, "{hog_report:#}");
+    assert_eq!(loud_report["run"]["execution"]["job"]["oom_killed"], false, "{loud_report:#}");
+    assert_eq!(hog_report["outcome"], "unresolved", "{hog_report:#}");
+    let reason = hog_report["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("killed by the out-of-memory killer at 0.25 GiB"), "{hog_report:#}");
+    assert_no_containers_left(&logs, &["f"]);
+}

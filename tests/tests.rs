@@ -10,4 +10,5 @@ mod docker_input;
 mod engines;
 mod faults;
 mod reports;
+mod swarm;
 mod validate;

@@ -66,3 +66,13 @@ pub fn assert_no_containers_left(logs: &Path, run_ids: &[&str]) {
         assert!(left.is_empty(), "containers of run {run_id} in {} left behind: {left:?}", logs.display());
     }
 }
+
+/// One instance of the bundled demo dataset, as JSON.
+pub fn demo_instance(id: &str) -> serde_json::Value {
+    std::fs::read_to_string(repo_root().join("harness/demo/dataset.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["instance_id"] == id)
+        .unwrap_or_else(|| panic!("{id} is not in the demo"))
+}

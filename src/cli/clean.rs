@@ -1,5 +1,6 @@
-//! `verdict clean`: remove the containers verdict owns, by label: every one on the engine, or
-//! one run's (`--run-id`, with `--logs`). `--dry-run` lists them and removes nothing.
+//! `verdict clean`: remove the containers (and Swarm services) verdict owns, by label: every one
+//! on the engine, or one run's (`--run-id`, with `--logs`). `--dry-run` lists them and removes
+//! nothing.
 
 use std::path::PathBuf;
 
@@ -53,10 +54,16 @@ pub async fn run(args: CleanArgs) -> Result<i32> {
             c.run_folder.as_deref().unwrap_or("")
         );
     }
+    for (_, name) in &found.services {
+        println!("service   {name}");
+    }
     for (id, tags) in &found.images {
         println!("image     {}", if tags.is_empty() { id.clone() } else { tags.join(", ") });
     }
-    let images = if args.images { format!(" and {} image(s)", found.images.len()) } else { String::new() };
+    let mut images = if args.images { format!(" and {} image(s)", found.images.len()) } else { String::new() };
+    if !found.services.is_empty() {
+        images = format!(", {} service(s){images}", found.services.len());
+    }
     if args.dry_run {
         println!("{} container(s){images} of {what} would be removed (dry run)", found.containers.len());
         return Ok(exit::OK);
@@ -65,7 +72,10 @@ pub async fn run(args: CleanArgs) -> Result<i32> {
     for failure in &removed.failed {
         eprintln!("warning: cannot remove {failure}");
     }
-    let images = if args.images { format!(" and {} image(s)", removed.images) } else { String::new() };
+    let mut images = if args.images { format!(" and {} image(s)", removed.images) } else { String::new() };
+    if removed.services > 0 {
+        images = format!(", {} service(s){images}", removed.services);
+    }
     println!("removed {} container(s){images} of {what}", removed.containers);
     Ok(if removed.failed.is_empty() { exit::OK } else { exit::SOME_FAILED })
 }

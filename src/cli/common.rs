@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::error::{Error, Result};
-use super::{DatasetArgs, ImageArgs, RunArgs};
+use super::{BackendKind, DatasetArgs, ImageArgs, RunArgs};
 use crate::dataset::repo::RepoStore;
 use crate::dataset::spec::SpecRegistry;
 use crate::dataset::{load_instances, Instance};
@@ -15,7 +15,7 @@ use crate::images::build::Builder;
 use crate::images::{host_certs, Planner};
 use crate::run::backend::limits;
 use crate::run::scheduler::{Scheduler, Stopped};
-use crate::run::session::{ensure_writable, Session};
+use crate::run::session::{ensure_writable, BackendChoice, Session};
 use crate::run::Context;
 
 /// verdict's own folder (harness/, dockerfiles/): `VERDICT_HOME`, else the source tree it was
@@ -120,9 +120,20 @@ pub struct Opened {
 /// run left, and makes the run's context.
 pub async fn open(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) -> Result<Opened> {
     let folder = run.images.logs.join(crate::run::safe_component(run_id));
+    let choice = match (run.backend, &run.registry) {
+        (BackendKind::Docker, _) => BackendChoice::Docker,
+        (BackendKind::Swarm, Some(registry)) => {
+            BackendChoice::Swarm { registry: registry.clone(), reserve: run.swarm_reserve }
+        }
+        (BackendKind::Swarm, None) => {
+            return Err(Error::bad_input(
+                "--backend swarm needs --registry HOST:PORT (where the nodes pull images from)",
+            ))
+        }
+    };
     ensure_writable(&run.images.logs)?;
     let engine = connect().await?;
-    let session = Session::open(engine.clone(), &folder, run_id).await?;
+    let session = Session::open(engine.clone(), &folder, run_id, &choice).await?;
     let (builder, planner) = builder(&engine, loaded, &run.images, no_cache, session.scope.labels()).await?;
     let ctx = Context {
         backend: session.backend.clone(),

@@ -65,10 +65,12 @@ pub async fn run(args: EvaluateArgs) -> Result<i32> {
             let (ctx, repos, shown) = (ctx.clone(), repos.clone(), shown.clone());
             async move {
                 let report = run::evaluation::evaluate_one(&ctx, &repos, &instance, &prediction, &dir).await;
+                let node = report.run.as_ref().and_then(|run| run.node.as_deref());
+                let on = node.map(|n| format!(" (on {n})")).unwrap_or_default();
                 let line = if several {
-                    format!("{:<40} {:<24} {}", instance.instance_id, shown, report.outcome)
+                    format!("{:<40} {:<24} {}{on}", instance.instance_id, shown, report.outcome)
                 } else {
-                    format!("{:<40} {}", instance.instance_id, report.outcome)
+                    format!("{:<40} {}{on}", instance.instance_id, report.outcome)
                 };
                 (line, report)
             }

@@ -107,10 +107,29 @@ pub struct RunArgs {
     /// meanwhile) before the run stops.
     #[arg(long, default_value_t = 300, value_name = "SECS")]
     pub engine_wait: u64,
+    /// Where evaluations run: `docker`, containers on the engine at DOCKER_HOST; `swarm`,
+    /// Swarm services on the swarm whose manager DOCKER_HOST names (needs --registry).
+    #[arg(long, value_enum, default_value_t = BackendKind::Docker)]
+    pub backend: BackendKind,
+    /// The registry (HOST:PORT) instance images are pushed to for the swarm's nodes.
+    #[arg(long, value_name = "HOST:PORT", env = "VERDICT_REGISTRY")]
+    pub registry: Option<String>,
+    /// With --backend swarm: also reserve each job's memory and CPUs on its node. Only for
+    /// engines with the fix for moby/moby#52652 (older ones count finished jobs' reservations
+    /// forever and end up refusing every job).
+    #[arg(long)]
+    pub swarm_reserve: bool,
     #[command(flatten)]
     pub grading: GradeArgs,
     #[command(flatten)]
     pub images: ImageArgs,
+}
+
+/// Where evaluations run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendKind {
+    Docker,
+    Swarm,
 }
 
 /// How runs are graded.

@@ -141,6 +141,12 @@ pub struct RawOutcome {
     /// The test output parsed, when the tests started: `Err` says why nothing could be read.
     #[serde(skip)]
     pub parsed: Option<Result<ParsedTests, String>>,
+    /// The cluster node the job ran on (Swarm backend).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// What the execution backend noticed (output left out past `--max-output`, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl RawOutcome {
@@ -155,6 +161,8 @@ impl RawOutcome {
             image_bytes: None,
             image_layers: Vec::new(),
             files: Vec::new(),
+            node: None,
+            notes: Vec::new(),
             parsed: None,
         }
     }

@@ -89,6 +89,12 @@ pub enum ExecError {
     /// The job could not be placed anywhere (a cluster with no node that meets its limits).
     #[error("the job for image {image} cannot be placed: {constraint}")]
     Unplaceable { image: String, constraint: String },
+    /// The cluster refused to run the job's task (its image could not be pulled, …).
+    #[error("the job for image {image} was refused: {reason}")]
+    Rejected { image: String, reason: String },
+    /// The nodes the job ran on went down or left, one after the other.
+    #[error("the node(s) the job ran on went down or left the cluster: {}", .nodes.join(", "))]
+    NodeLost { nodes: Vec<String> },
     /// The job's inputs could not be packed.
     #[error("cannot pack the inputs for image {image}: {source}")]
     Inputs {

@@ -21,6 +21,7 @@ pub mod scheduler;
 pub mod script;
 pub mod session;
 pub mod signals;
+pub mod swarm;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -194,6 +195,8 @@ async fn run_script(
     files.push("output.txt".to_string());
 
     raw.cpu_secs = seen.cpu_secs;
+    raw.node = output.node.clone();
+    raw.notes = output.notes.clone();
     raw.execution = Execution::Ran {
         script: seen.facts(),
         job: JobFacts {

@@ -13,6 +13,7 @@ use super::backend::{Backend, CancellationToken, ExecError};
 use super::docker::DockerBackend;
 use super::scheduler::Scheduler;
 use super::signals::Signals;
+use super::swarm::{SwarmBackend, SwarmError};
 use crate::engine::{Engine, RunScope, RUN_LABEL};
 
 /// Why a run could not start.
@@ -28,6 +29,8 @@ pub enum SessionError {
     Busy { folder: PathBuf, holder: String },
     #[error("cannot listen for SIGINT, SIGTERM and SIGHUP: {0}")]
     Signals(#[source] std::io::Error),
+    #[error(transparent)]
+    Swarm(Box<SwarmError>),
     #[error("cannot remove what an earlier run of {} left on the engine: {source}", .folder.display())]
     Sweep {
         folder: PathBuf,
@@ -39,8 +42,18 @@ pub enum SessionError {
 impl SessionError {
     /// True when the engine is the cause (the CLI exits with the engine's code).
     pub fn is_engine(&self) -> bool {
-        matches!(self, SessionError::Sweep { .. })
+        matches!(self, SessionError::Sweep { .. } | SessionError::Swarm(_))
     }
+}
+
+/// Where a run's jobs run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// Containers on the engine at `DOCKER_HOST`.
+    Docker,
+    /// Services on the swarm `DOCKER_HOST` manages, with images through this registry (and the
+    /// limits also reserved when `reserve`).
+    Swarm { registry: String, reserve: bool },
 }
 
 /// One open run.
@@ -54,20 +67,35 @@ pub struct Session {
 
 impl Session {
     /// Opens the run whose output goes to `folder` (`<logs>/<run-id>`) on `engine`.
-    pub async fn open(engine: Engine, folder: &Path, run_id: &str) -> Result<Session, SessionError> {
+    pub async fn open(
+        engine: Engine,
+        folder: &Path,
+        run_id: &str,
+        choice: &BackendChoice,
+    ) -> Result<Session, SessionError> {
         ensure_writable(folder)?;
         let lock = RunLock::acquire(folder)?;
         let scope = RunScope::new(folder, run_id)
             .map_err(|source| SessionError::Unwritable { folder: folder.into(), source })?;
         let token = CancellationToken::new();
         let signals = Signals::listen(token.clone()).map_err(SessionError::Signals)?;
-        let backend: Arc<dyn Backend> = Arc::new(DockerBackend::new(engine.clone(), scope.clone(), token));
+        let backend: Arc<dyn Backend> = match choice {
+            BackendChoice::Docker => Arc::new(DockerBackend::new(engine.clone(), scope.clone(), token)),
+            BackendChoice::Swarm { registry, reserve } => {
+                let backend = SwarmBackend::new(engine.clone(), scope.clone(), token, registry.clone(), *reserve);
+                Arc::new(backend.await.map_err(|e| SessionError::Swarm(Box::new(e)))?)
+            }
+        };
         let swept = backend
             .sweep()
             .await
             .map_err(|e| SessionError::Sweep { folder: folder.to_path_buf(), source: Box::new(e) })?;
         if swept > 0 {
-            eprintln!("removed {swept} container(s) left by an earlier run of {}", scope.folder().display());
+            let what = match choice {
+                BackendChoice::Docker => "container(s)",
+                BackendChoice::Swarm { .. } => "service(s)",
+            };
+            eprintln!("removed {swept} {what} left by an earlier run of {}", scope.folder().display());
         }
         signals.set_forced_note(format!(
             "Containers labelled {RUN_LABEL}={} may remain; the next run of this --run-id (same --logs) removes them when it starts, and `verdict clean` removes every container verdict owns.",
