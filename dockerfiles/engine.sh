@@ -6,8 +6,20 @@
 #   3. installs Debian's chromium when it is missing: the tests load the HTML reports in it;
 #   4. makes the base OS image verdict uses (VERDICT_OS_IMAGE, default verdict-os:bookworm):
 #      pulled from a registry when one answers, otherwise built offline with debootstrap + docker import.
+# With `--suite NAME` (repeatable) it also makes verdict-os:NAME for the other Debian suites that
+# toolchain versions need (bullseye: Python 3.9, OpenJDK 11; trixie: Python 3.13, OpenJDK 21), so
+# that verdict need not make them during a run (it does, as root, when they are missing).
 # Run it as root. Every step is skipped when its result is already there.
 set -euo pipefail
+
+extra_suites=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --suite) extra_suites+=("${2:?--suite needs a Debian suite name}"); shift 2 ;;
+    --suite=*) extra_suites+=("${1#--suite=}"); shift ;;
+    *) printf 'engine.sh: unknown argument %s (usage: engine.sh [--suite NAME]...)\n' "$1" >&2; exit 2 ;;
+  esac
+done
 
 os_image=${VERDICT_OS_IMAGE:-verdict-os:bookworm}
 suite=${VERDICT_OS_SUITE:-bookworm}
@@ -51,23 +63,32 @@ if ! docker info >/dev/null 2>&1; then
   fi
 fi
 
-if docker image inspect "$os_image" >/dev/null 2>&1; then
-  exit 0
-fi
-
-if timeout 60 docker pull -q "$pull_from" >/dev/null 2>&1; then
-  say "pulled $pull_from as $os_image"
-  docker tag "$pull_from" "$os_image"
-  exit 0
-fi
-
-need_root "debootstrap"
-say "no registry answered; building $os_image offline with debootstrap ($suite, minbase)"
-rootfs=$(mktemp -d /tmp/verdict-rootfs.XXXXXX)
-trap 'rm -rf "$rootfs"' EXIT
-debootstrap --variant=minbase "$suite" "$rootfs" >/tmp/verdict-debootstrap.log 2>&1 || {
-  say "debootstrap failed; see /tmp/verdict-debootstrap.log"
-  exit 1
+# Makes image $1 from Debian suite $2: pulled as $3 when a registry answers, else debootstrapped.
+make_os_image() {
+  local image=$1 suite=$2 pull=$3
+  if docker image inspect "$image" >/dev/null 2>&1; then
+    return 0
+  fi
+  if timeout 60 docker pull -q "$pull" >/dev/null 2>&1; then
+    say "pulled $pull as $image"
+    docker tag "$pull" "$image"
+    return 0
+  fi
+  need_root "debootstrap"
+  say "no registry answered; building $image offline with debootstrap ($suite, minbase)"
+  local rootfs
+  rootfs=$(mktemp -d /tmp/verdict-rootfs.XXXXXX)
+  if ! debootstrap --variant=minbase "$suite" "$rootfs" >"/tmp/verdict-debootstrap-$suite.log" 2>&1; then
+    rm -rf "$rootfs"
+    say "debootstrap failed; see /tmp/verdict-debootstrap-$suite.log"
+    exit 1
+  fi
+  tar -C "$rootfs" -c . | docker import - "$image" >/dev/null
+  rm -rf "$rootfs"
+  say "imported $image"
 }
-tar -C "$rootfs" -c . | docker import - "$os_image" >/dev/null
-say "imported $os_image"
+
+make_os_image "$os_image" "$suite" "$pull_from"
+for extra in "${extra_suites[@]}"; do
+  make_os_image "verdict-os:$extra" "$extra" "debian:$extra-slim"
+done

@@ -4,11 +4,15 @@
 mod util;
 
 mod bad_input;
+mod collect;
 mod decide;
 mod demo;
 mod docker_input;
 mod engines;
 mod faults;
+mod guard;
 mod reports;
+mod specs;
 mod swarm;
+mod toolchains;
 mod validate;

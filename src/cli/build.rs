@@ -45,11 +45,19 @@ pub async fn run(args: BuildArgs) -> Result<i32> {
             continue;
         }
         let status = match builder.ensure(&prepared.images).await {
-            Ok(built) => format!(
-                "{} ({:.1} MB)",
-                if built.built_now { "built" } else { "reused" },
-                built.size_bytes as f64 / 1e6
-            ),
+            Ok(built) => {
+                let installed = builder.installed_toolchains(&prepared.images.base).await;
+                let tools: Vec<String> = crate::images::toolchain::records(&prepared.images.toolchains, &installed)
+                    .iter()
+                    .map(|t| format!("{} {} ({})", t.tool, t.installed.as_deref().unwrap_or("?"), t.provider))
+                    .collect();
+                format!(
+                    "{} ({:.1} MB){}",
+                    if built.built_now { "built" } else { "reused" },
+                    built.size_bytes as f64 / 1e6,
+                    if tools.is_empty() { String::new() } else { format!("; {}", tools.join(", ")) }
+                )
+            }
             Err(ImageError::Build(failure)) => {
                 failed += 1;
                 format!("FAILED: {failure}")

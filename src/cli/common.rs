@@ -6,12 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::error::{Error, Result};
-use super::{BackendKind, DatasetArgs, ImageArgs, RunArgs};
+use super::{BackendKind, DatasetArgs, ImageArgs, RegistryUse, RunArgs};
 use crate::dataset::repo::RepoStore;
 use crate::dataset::spec::SpecRegistry;
 use crate::dataset::{load_instances, Instance};
 use crate::engine::Engine;
 use crate::images::build::Builder;
+use crate::images::toolchain::Availability;
 use crate::images::{host_certs, Planner};
 use crate::run::backend::limits;
 use crate::run::scheduler::{Scheduler, Stopped};
@@ -104,7 +105,17 @@ pub async fn builder(
         labels,
     ));
     builder.ensure_os_image(&images.os_image, &images.os_pull).await?;
-    let planner = Planner::new(home().join("dockerfiles"), images.os_image.clone(), host_certs(&images.ca_certs));
+    // Official toolchain images are an option only when a registry answers; asked once, and
+    // only when some instance names a toolchain version.
+    let names_a_toolchain =
+        loaded.instances.iter().any(|i| loaded.specs.resolve(i).is_ok_and(|(entry, _)| !entry.toolchains().is_empty()));
+    let registry = match images.official_images {
+        RegistryUse::Yes => true,
+        RegistryUse::No => false,
+        RegistryUse::Auto => names_a_toolchain && builder.registry_answers(&images.os_pull).await,
+    };
+    let planner = Planner::new(home().join("dockerfiles"), images.os_image.clone(), host_certs(&images.ca_certs))
+        .with_toolchains(&loaded.specs, Availability { registry });
     Ok((builder, planner))
 }
 
@@ -132,6 +143,7 @@ pub async fn open(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) 
         }
     };
     ensure_writable(&run.images.logs)?;
+    run.clock.check(&loaded.instances).map_err(|e| Error::bad_input(format!("{}: {e}", loaded.path.display())))?;
     let engine = connect().await?;
     let session = Session::open(engine.clone(), &folder, run_id, &choice).await?;
     let (builder, planner) = builder(&engine, loaded, &run.images, no_cache, session.scope.labels()).await?;
@@ -144,6 +156,7 @@ pub async fn open(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) 
         timeout_override: run.timeout,
         max_output: (run.max_output * 1024.0 * 1024.0) as usize,
         run_id: run_id.to_string(),
+        clock: run.clock,
         rules: run.grading.rules(),
     };
     let scheduler = session.scheduler(workers(run), Duration::from_secs(run.engine_wait));

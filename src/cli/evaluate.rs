@@ -89,7 +89,7 @@ pub async fn run(args: EvaluateArgs) -> Result<i32> {
         summary.run_id = Some(run_id.clone());
         summary.model = Some(model.clone());
         summary.method = method.clone();
-        summary.localization = crate::run::evaluation::localization_summary(&reports);
+        summary.localization = report::localization::aggregate(&reports);
         summary.verdict_cost.wall_secs = wall_secs;
         let dir = logs.join(run::safe_component(&run_id)).join(run::safe_component(&key));
         let path = dir.join("summary.json");
@@ -97,8 +97,8 @@ pub async fn run(args: EvaluateArgs) -> Result<i32> {
         let html = dir.join("report.html");
         common::write_text(&html, &report::html::render_run(&summary, &reports))?;
         println!("model: {}\n{}", label(&(model.clone(), method.clone())), report::render_table(&summary));
-        if let Some(aggregate) = summary.localization.as_ref().and_then(|v| serde_json::from_value(v.clone()).ok()) {
-            println!("{}", report::render_localization(&aggregate));
+        if let Some(aggregate) = &summary.localization {
+            println!("{}", report::render_localization(aggregate));
         }
         println!("summary: {}\nreport:  {}", path.display(), html.display());
         if reports.iter().any(|r| matches!(r.outcome, Outcome::BuildFailed | Outcome::InfraError)) {

@@ -5,6 +5,7 @@ mod apply_only;
 mod build;
 mod check_envs;
 mod clean;
+mod collect;
 mod common;
 mod compare;
 pub mod error;
@@ -44,6 +45,9 @@ pub enum Command {
     Report(regrade::ReportArgs),
     /// Localization scores from patches (or ranked location lists), with no Docker.
     Localize(localize::LocalizeArgs),
+    /// Build task instances from a local repository's PRs or commits: find each PR, split its
+    /// diff into gold and test patch, and write a dataset for `verdict validate`.
+    Collect(collect::CollectArgs),
     /// Remove the containers verdict owns (all of them, or one run's), by label.
     Clean(clean::CleanArgs),
     /// Finished runs side by side (run ids, run or model folders, or summary.json files):
@@ -99,6 +103,11 @@ pub struct RunArgs {
     /// Process limit of an evaluation container.
     #[arg(long, default_value_t = 2048, value_name = "N", value_parser = positive::<i64>)]
     pub pids: i64,
+    /// The clock the tests see: `real`, `created_at` (each instance's), or a date
+    /// (`2019-11-28`, noon UTC; `2019-11-28T10:00:00Z`). A pinned clock starts at that instant
+    /// and runs on; use the same one for validate and evaluate.
+    #[arg(long, default_value = "real", value_name = "real|created_at|DATE")]
+    pub clock: crate::run::clock::ClockSetting,
     /// Output kept of one evaluation, in MiB: beyond it, the middle of the output is left out
     /// of output.txt and the console parse (with a note); structured reports are not affected.
     #[arg(long, default_value_t = crate::run::output::DEFAULT_LIMIT_MIB as f64, value_name = "MIB", value_parser = positive_f64)]
@@ -167,6 +176,20 @@ pub struct ImageArgs {
     /// Seconds one image build may take.
     #[arg(long, default_value_t = 3600, value_name = "SECS", value_parser = positive::<u64>)]
     pub build_timeout: u64,
+    /// Whether a spec's toolchain version may come from its official image (python:3.9-slim):
+    /// `auto` pulls --os-pull once to see whether a registry answers; `no` uses only the
+    /// offline providers (Debian suites, the npm registry, Maven Central, the Go module proxy,
+    /// rustup).
+    #[arg(long, value_enum, default_value_t = RegistryUse::Auto)]
+    pub official_images: RegistryUse,
+}
+
+/// `--official-images`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RegistryUse {
+    Auto,
+    Yes,
+    No,
 }
 
 /// A whole number of at least 1 (clap exits with code 2 and names the flag otherwise).
@@ -195,6 +218,7 @@ pub fn run(cli: Cli) -> i32 {
             Command::Build(args) => build::run(args).await,
             Command::Report(args) => regrade::run(args),
             Command::Localize(args) => localize::run(args),
+            Command::Collect(args) => collect::run(args),
             Command::Clean(args) => clean::run(args).await,
             Command::Compare(args) => compare::run(args),
         }

@@ -86,7 +86,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         any = true;
         reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
         let mut summary = report::summarize(&ids, &reports, &facts);
-        summary.localization = crate::run::evaluation::localization_summary(&reports);
+        summary.localization = crate::report::localization::aggregate(&reports);
         summary.run_id = Some(run_id.clone());
         // The run's own wall time is not in the reports; keep the one the run recorded.
         let previous: Option<report::Summary> = std::fs::read_to_string(model_dir.join("summary.json"))
@@ -148,7 +148,7 @@ fn regrade(
         .collect();
     let mut raw = report.run.clone().unwrap_or_else(|| recorded_before_facts(report));
     raw.parsed = Some(parse::parse(entry.log_parser, &console, &structured).map_err(|e| e.to_string()));
-    let decided = decide::evaluation(expected(instance), &raw, rules);
+    let decided = decide::flagged(decide::evaluation(expected(instance), &raw, rules), &report.suspicious);
     report.decided(decided);
     report.run = Some(raw);
 }
@@ -165,6 +165,7 @@ fn recorded_before_facts(report: &InstanceReport) -> RawOutcome {
             tests_started: true,
             exit_code: report.exit_code,
             finished: true,
+            clock_unavailable: false,
         },
         job: JobFacts { container_exit_code: Some(0), wall_secs: report.timing.wall_secs, ..Default::default() },
     };

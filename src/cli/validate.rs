@@ -9,7 +9,7 @@ use super::common;
 use super::error::{Error, Result};
 use super::{exit, DatasetArgs, RunArgs};
 use crate::dataset::{write_instances_jsonl, Instance};
-use crate::grade::decide::{self, Phase, PhaseRun};
+use crate::grade::decide::{self, validation_status, Phase, PhaseRun};
 use crate::report::{Timing, ValidationReport, ValidationStatus};
 use crate::run::{self, execute, prepare, Context};
 
@@ -21,6 +21,13 @@ pub struct ValidateArgs {
     /// changes between runs of a phase is flaky and kept out of both lists.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub repeat: usize,
+    /// Confidence for the stability figures: how many repeats show, with this confidence, that a
+    /// test that never flipped flips less often than --flip-rate.
+    #[arg(long, default_value_t = 0.95, value_name = "C")]
+    pub confidence: f64,
+    /// The per-run flip rate the stability figures rule out.
+    #[arg(long, default_value_t = 0.05, value_name = "P")]
+    pub flip_rate: f64,
     /// Where to write the completed dataset (valid instances, with derived FAIL_TO_PASS and
     /// PASS_TO_PASS). Default: <logs>/<run-id>/validated.jsonl.
     #[arg(long, value_name = "FILE")]
@@ -33,6 +40,12 @@ pub async fn run(args: ValidateArgs) -> Result<i32> {
     if args.repeat == 0 {
         return Err(Error::bad_input("--repeat must be at least 1"));
     }
+    for (flag, value) in [("--confidence", args.confidence), ("--flip-rate", args.flip_rate)] {
+        if !(value > 0.0 && value < 1.0) {
+            return Err(Error::bad_input(format!("{flag} must be between 0 and 1 (exclusive), not {value}")));
+        }
+    }
+    let stability = crate::report::stability::stability(args.confidence, args.flip_rate, args.repeat);
     let logs = args.run.images.logs.clone();
     let loaded = common::load_dataset(&args.dataset, &logs)?;
     let run_id = common::run_id(args.run.run_id.as_deref(), &loaded);
@@ -44,9 +57,11 @@ pub async fn run(args: ValidateArgs) -> Result<i32> {
     let job_root = root.clone();
     let validate = move |instance: Instance| {
         let ctx = ctx.clone();
+        let stability = stability.clone();
         let dir = job_root.join(run::safe_component(&instance.instance_id));
         async move {
-            let report = validate_one(&ctx, &instance, repeat, &dir).await;
+            let mut report = validate_one(&ctx, &instance, repeat, &dir).await;
+            report.stability = report.derived.is_some().then(|| stability.clone());
             let _ = common::write_json(&dir.join("validation.json"), &report);
             (format!("{:<40} {:?}", instance.instance_id, report.status), report)
         }
@@ -58,6 +73,11 @@ pub async fn run(args: ValidateArgs) -> Result<i32> {
         derived: None,
         logs: Vec::new(),
         timing: Timing::default(),
+        clock: Default::default(),
+        warnings: Vec::new(),
+        toolchains: Vec::new(),
+        excluded_from_pass_to_pass: Vec::new(),
+        stability: None,
     };
     let mut reports = match opened.scheduler.run_all(loaded.instances.clone(), "validating", validate, lost).await {
         Ok(reports) => reports,
@@ -87,6 +107,15 @@ pub async fn run(args: ValidateArgs) -> Result<i32> {
     }
     println!("\n{} of {} instance(s) valid; completed dataset: {}", completed.len(), reports.len(), output.display());
     println!("per-instance reports: {}", root.display());
+    let s = crate::report::stability::stability(args.confidence, args.flip_rate, args.repeat);
+    println!(
+        "stability: {} run(s) per phase show, with {:.0}% confidence, that a test that never flipped flips in under {:.1}% of runs; ruling out {:.1}% takes {} runs per phase (n = ceil(ln(1 - c) / ln(1 - p)))",
+        s.repeats_made,
+        s.confidence * 100.0,
+        s.flip_rate_bound * 100.0,
+        s.flip_rate * 100.0,
+        s.repeats_needed
+    );
     Ok(if completed.len() == reports.len() { exit::OK } else { exit::SOME_FAILED })
 }
 
@@ -99,6 +128,11 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
         derived: None,
         logs: Vec::new(),
         timing: Timing::default(),
+        clock: ctx.clock.for_instance(instance).unwrap_or_default(),
+        warnings: Vec::new(),
+        toolchains: Vec::new(),
+        excluded_from_pass_to_pass: Vec::new(),
+        stability: None,
     };
     let prepared = match prepare(ctx, instance) {
         Ok(p) => p,
@@ -107,6 +141,11 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
             return report;
         }
     };
+    report.warnings.extend(run::script::no_test_argument_warning(
+        &prepared.entry,
+        &prepared.language,
+        &instance.test_patch,
+    ));
     let mut before = Vec::new();
     let mut after = Vec::new();
     for (phase, candidate, runs) in
@@ -120,6 +159,7 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
             if let Some(cpu) = raw.cpu_secs {
                 *report.timing.cpu_secs.get_or_insert(0.0) += cpu;
             }
+            report.toolchains = raw.toolchains.clone();
             let run = decide::validation_run(phase, &raw, &format!("{}/output.txt", run_dir.display()));
             let stopped = matches!(run, PhaseRun::Stop { .. });
             runs.push(run);
@@ -134,7 +174,24 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
     let decided = decide::validation(&before, &after, &ctx.rules);
     report.status = decided.status;
     report.reason = Some(decided.reason);
-    report.derived = decided.derived;
+    if let Some(mut derived) = decided.derived {
+        match crate::report::stability::exclusion_set(&prepared.entry.pass_to_pass_exclude) {
+            Ok(set) => {
+                report.excluded_from_pass_to_pass = crate::report::stability::exclude(&mut derived.pass_to_pass, &set)
+            }
+            Err(e) => report.warnings.push(e),
+        }
+        if !report.excluded_from_pass_to_pass.is_empty() {
+            let (status, mut reason) = validation_status(&derived);
+            reason.push_str(&format!(
+                "; {} test(s) kept out of PASS_TO_PASS by the spec's pass_to_pass_exclude",
+                report.excluded_from_pass_to_pass.len()
+            ));
+            report.status = status;
+            report.reason = Some(reason);
+        }
+        report.derived = Some(derived);
+    }
     report.timing.wall_secs = started.elapsed().as_secs_f64();
     report
 }

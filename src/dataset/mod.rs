@@ -1,6 +1,7 @@
 //! Datasets and predictions: reading SWE-bench, OmniGIRL and Multi-SWE-bench style files
 //! (JSON arrays, JSONL, or objects keyed by instance id) into [`Instance`] and [`Prediction`].
 
+pub mod collect;
 pub mod load;
 pub mod patch;
 pub mod repo;

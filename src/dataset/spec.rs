@@ -31,6 +31,8 @@ struct SpecFileText {
     defaults: toml::Table,
     #[serde(default)]
     versions: BTreeMap<String, toml::Table>,
+    #[serde(default)]
+    collect: CollectSpec,
 }
 
 /// One spec file, its entries resolved.
@@ -40,6 +42,39 @@ pub struct SpecFile {
     pub path: PathBuf,
     /// Version → (the entry's fields as merged, the entry).
     pub versions: BTreeMap<String, (Map<String, Value>, SpecEntry)>,
+    /// How `verdict collect` builds instances of this repository (version rule, split rules).
+    pub collect: CollectSpec,
+}
+
+/// A spec file's `[collect]` table: how `verdict collect` tells an instance's `version` and how
+/// it splits a PR's diff, on top of the language's rules in `harness/collect.toml`. See
+/// [`crate::dataset::collect`] for the rules themselves.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectSpec {
+    /// Files read at the base commit, in order; the first one that exists and that one of
+    /// `version_patterns` matches gives the version.
+    #[serde(default)]
+    pub version_files: Vec<String>,
+    /// Regular expressions tried in order on each file. The capture groups that matched are
+    /// joined with `.`, everything but digits and dots is dropped, and the first
+    /// `version_components` dot-separated parts are kept.
+    #[serde(default)]
+    pub version_patterns: Vec<String>,
+    /// How many leading version parts to keep (default 2: `4.45.0` → `4.45`).
+    #[serde(default)]
+    pub version_components: Option<usize>,
+    /// The version when no file matches (unset: the instance gets no version, so the spec's
+    /// `"*"` entry applies).
+    #[serde(default)]
+    pub version_default: Option<String>,
+    /// Extra globs of paths that count as tests (added to the language's `test_globs`).
+    #[serde(default)]
+    pub test_globs: Vec<String>,
+    /// Extra globs of paths that count as source and go into the gold patch (added to the
+    /// language's `source_globs`).
+    #[serde(default)]
+    pub source_globs: Vec<String>,
 }
 
 /// How to set up and test a repository at one version.
@@ -293,6 +328,11 @@ impl SpecRegistry {
         Ok(registry)
     }
 
+    /// Every spec file, by repository.
+    pub fn specs(&self) -> impl Iterator<Item = &SpecFile> {
+        self.specs.values()
+    }
+
     /// Merges each entry over the file's defaults and checks it: its fields, and that every
     /// toolchain version it names is one some provider knows.
     fn resolve_file(&self, text: SpecFileText, path: PathBuf) -> Result<SpecFile, SpecError> {
@@ -308,7 +348,7 @@ impl SpecRegistry {
             let entry = self.entry_from_fields(&fields).map_err(invalid)?;
             versions.insert(version, (fields, entry));
         }
-        Ok(SpecFile { repo: text.repo, path, versions })
+        Ok(SpecFile { repo: text.repo, path, versions, collect: text.collect })
     }
 
     /// An entry from merged fields, its toolchain versions checked against the catalog.
@@ -363,6 +403,11 @@ impl SpecRegistry {
 
     pub fn language(&self, name: &str) -> Option<&LanguageSpec> {
         self.languages.get(name)
+    }
+
+    /// Every language's defaults, by name.
+    pub fn languages(&self) -> impl Iterator<Item = (&String, &LanguageSpec)> {
+        self.languages.iter()
     }
 
     /// The spec entry of an instance (its inline `harness` merged over the spec entry of its

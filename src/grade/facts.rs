@@ -79,6 +79,29 @@ pub struct ScriptFacts {
     pub exit_code: Option<i64>,
     /// The script's last line (`END`) was seen.
     pub finished: bool,
+    /// A pinned clock was asked for and the image has no libfaketime (`CLOCK unavailable`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub clock_unavailable: bool,
+}
+
+/// What the eval script did to keep the candidate away from the runner, for the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Guard {
+    pub path: String,
+    pub kind: GuardKind,
+    /// What was done and why, in words.
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GuardKind {
+    /// The runner's parts of the file went back to the base commit.
+    ConfigReset,
+    /// They could not: the runner was started with its base configuration instead.
+    ConfigFallback,
+    /// A path git does not track (an installed file) was put back as the image had it.
+    Kept,
 }
 
 /// What the execution backend saw of the job.
@@ -144,9 +167,27 @@ pub struct RawOutcome {
     /// The cluster node the job ran on (Swarm backend).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
+    /// What the eval script did to keep the candidate away from the runner (runner
+    /// configuration reset or fallen back, untracked paths put back).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guards: Vec<Guard>,
     /// What the execution backend noticed (output left out past `--max-output`, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The base image's toolchain: provider, requested and installed version of each tool.
+    /// Reports keep it in their own `toolchains` field, so it is not written twice.
+    #[serde(skip)]
+    pub toolchains: Vec<ToolchainRecord>,
+}
+
+/// One tool of an instance's toolchain, as reports record it: which provider, which version was
+/// asked for, and which the image has (`None` when the image did not build).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolchainRecord {
+    pub tool: String,
+    pub provider: String,
+    pub requested: Option<String>,
+    pub installed: Option<String>,
 }
 
 impl RawOutcome {
@@ -162,7 +203,9 @@ impl RawOutcome {
             image_layers: Vec::new(),
             files: Vec::new(),
             node: None,
+            guards: Vec::new(),
             notes: Vec::new(),
+            toolchains: Vec::new(),
             parsed: None,
         }
     }

@@ -1,6 +1,10 @@
 //! Docker images in three layers (base → env → instance), each tagged by a hash of its inputs.
 //!
 //! - base: the OS image, the language toolchain, Debian packages and the host's CA certificates.
+//!   The toolchain is the spec's ([`toolchain`]): its versions are in the tag's name
+//!   (`verdict-base-python-python3.9`), and every base with the same toolchain and packages is
+//!   one image, whatever the repository. Build stages of portable toolchain providers start
+//!   from helper layers (the default base whose client fetches: npm, mvn, pip).
 //! - env: the repository's dependencies (the spec's `env_setup`).
 //! - instance: the repository at `base_commit` in `/testbed`, installed (the spec's `install`).
 //!
@@ -20,9 +24,10 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::dataset::repo::RepoStore;
-use crate::dataset::spec::{LanguageSpec, SpecEntry};
+use crate::dataset::spec::{LanguageSpec, SpecEntry, SpecRegistry};
 use crate::dataset::Instance;
 pub use context::ContextFile;
+use toolchain::{Availability, Catalog, OsSource, Provider, Request, ToolChoice, ToolchainPlan};
 
 /// Which of the three layers an image is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -42,6 +47,22 @@ pub struct Layer {
     pub files: Vec<ContextFile>,
     /// For the instance layer: the repository snapshot to put under `repo/`.
     pub snapshot: Option<Snapshot>,
+    /// Images the Dockerfile starts from that are not verdict layers (OS images, official
+    /// images): made or pulled before the build.
+    pub needs: Vec<OsNeed>,
+    /// For a base layer whose toolchain cannot be had here: why, with every way tried. The
+    /// builder reports it as the build failure without building.
+    pub unavailable: Option<String>,
+    /// What the layer's toolchains are, for build failure messages.
+    pub note: Option<String>,
+}
+
+/// An image a base layer starts from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct OsNeed {
+    /// The tag the Dockerfile names.
+    pub tag: String,
+    pub source: OsSource,
 }
 
 /// A repository at a commit.
@@ -51,17 +72,22 @@ pub struct Snapshot {
     pub commit: String,
 }
 
-/// The three layers one instance runs on.
+/// The three layers one instance runs on, and the layers the base layer's build stages start
+/// from (`helpers`: the default base images whose clients fetch toolchains).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstanceImages {
+    pub helpers: Vec<Layer>,
     pub base: Layer,
     pub env: Layer,
     pub instance: Layer,
+    /// The toolchain of the base layer: which provider supplies each tool.
+    pub toolchains: Vec<ToolChoice>,
 }
 
 impl InstanceImages {
-    pub fn layers(&self) -> [&Layer; 3] {
-        [&self.base, &self.env, &self.instance]
+    /// Every layer, in build order.
+    pub fn layers(&self) -> Vec<&Layer> {
+        self.helpers.iter().chain([&self.base, &self.env, &self.instance]).collect()
     }
 }
 
@@ -71,23 +97,57 @@ pub enum PlanError {
     Template { path: PathBuf, source: std::io::Error },
     #[error("repository name {0:?} is not owner/name")]
     Repo(String),
+    #[error("Dockerfile template {path} has no {{{{{placeholder}}}}} placeholder, so it cannot take {what}; see dockerfiles/python.Dockerfile for the placeholders a base template has")]
+    Placeholder { path: PathBuf, placeholder: String, what: String },
+    #[error("toolchain provider {provider} needs the fetcher language {language:?}, which has no harness/languages/{language}.toml")]
+    Fetcher { provider: String, language: String },
 }
 
-/// Renders layers from specs. Holds what every plan shares: templates and certificates.
+/// Renders layers from specs. Holds what every plan shares: templates, certificates, the
+/// toolchain catalog and what the engine can reach.
 #[derive(Debug, Clone)]
 pub struct Planner {
     dockerfiles_dir: PathBuf,
     os_image: String,
     /// The host's CA certificates, `(file name, contents)`.
     certs: Vec<(String, Vec<u8>)>,
+    catalog: Catalog,
+    languages: BTreeMap<String, LanguageSpec>,
+    availability: Availability,
 }
+
+/// The line of a toolchain fragment that ends its build stage.
+const STEPS_MARKER: &str = "# verdict: steps";
 
 impl Planner {
     pub fn new(dockerfiles_dir: PathBuf, os_image: String, certs: Vec<(String, Vec<u8>)>) -> Self {
-        Self { dockerfiles_dir, os_image, certs }
+        Self {
+            dockerfiles_dir,
+            os_image,
+            certs,
+            catalog: Catalog::default(),
+            languages: BTreeMap::new(),
+            availability: Availability::default(),
+        }
     }
 
-    /// The three layers for `instance` under `entry` (its spec) and `language`.
+    /// The toolchain catalog and languages of `specs`, and what the engine can reach.
+    pub fn with_toolchains(mut self, specs: &SpecRegistry, availability: Availability) -> Self {
+        self.catalog = specs.catalog().clone();
+        self.languages = specs.languages().map(|(name, l)| (name.clone(), l.clone())).collect();
+        self.availability = availability;
+        self
+    }
+
+    pub fn os_image(&self) -> &str {
+        &self.os_image
+    }
+
+    pub fn availability(&self) -> Availability {
+        self.availability
+    }
+
+    /// The layers for `instance` under `entry` (its spec) and `language`.
     pub fn plan(
         &self,
         instance: &Instance,
@@ -95,38 +155,23 @@ impl Planner {
         language: &LanguageSpec,
     ) -> Result<InstanceImages, PlanError> {
         let env_vars = merged_env(language, entry);
+        let (base, helpers, toolchains) = self.base_layer(language, &entry.apt, &entry.toolchains())?;
 
-        let mut apt: Vec<&str> = language.apt.iter().chain(&entry.apt).map(String::as_str).collect();
-        apt.sort_unstable();
-        apt.dedup();
-        let base_dockerfile = render(
-            &self.template(&language.base_dockerfile)?,
-            &[("os_image", &self.os_image), ("apt", &apt.join(" "))],
-        );
-        let mut base_files: Vec<ContextFile> =
-            self.certs.iter().map(|(name, bytes)| ContextFile::new(format!("certs/{name}"), bytes.clone())).collect();
-        base_files.push(ContextFile::new("certs/.keep", ""));
-        let base = layer(
-            LayerKind::Base,
-            &format!("verdict-base-{}", sanitize(&entry.language)),
-            base_dockerfile,
-            base_files,
-            None,
-            "",
-        );
-
+        // Instances of one repository and version share every layer below the instance layer,
+        // and the env tag names them.
+        let slug = RepoStore::slug(&instance.repo).map_err(|_| PlanError::Repo(instance.repo.clone()))?;
+        let version = instance.version.as_deref().unwrap_or("any");
         let env_dockerfile = render(&self.template("env.Dockerfile")?, &[("base_image", &base.tag)]);
         let env_script = shell_script(&env_vars, None, &entry.env_setup);
         let env = layer(
             LayerKind::Env,
-            &format!("verdict-env-{}", sanitize(&entry.language)),
+            &format!("verdict-env-{}-{}", sanitize(&slug), sanitize(version)),
             env_dockerfile,
             vec![ContextFile::new("env_setup.sh", env_script)],
             None,
             &base.tag,
         );
 
-        let slug = RepoStore::slug(&instance.repo).map_err(|_| PlanError::Repo(instance.repo.clone()))?;
         let instance_dockerfile = render(&self.template("instance.Dockerfile")?, &[("env_image", &env.tag)]);
         let install_script = shell_script(&env_vars, Some("/testbed"), &entry.install);
         let snapshot = Snapshot { repo: instance.repo.clone(), commit: instance.base_commit.clone() };
@@ -138,13 +183,229 @@ impl Planner {
             Some(snapshot),
             &env.tag,
         );
-        Ok(InstanceImages { base, env, instance: instance_layer })
+        Ok(InstanceImages { helpers, base, env, instance: instance_layer, toolchains })
+    }
+
+    /// The base layer of `language` with extra Debian packages `apt` and toolchain `request`,
+    /// the helper layers its build stages start from, and its toolchain.
+    fn base_layer(
+        &self,
+        language: &LanguageSpec,
+        apt: &[String],
+        request: &Request,
+    ) -> Result<(Layer, Vec<Layer>, Vec<ToolChoice>), PlanError> {
+        let template_path = self.dockerfiles_dir.join(&language.base_dockerfile);
+        let stem = language.base_dockerfile.trim_end_matches(".Dockerfile");
+        let mut apt: Vec<String> = language.apt.iter().chain(apt).cloned().collect();
+        apt.sort_unstable();
+        apt.dedup();
+        let certs = self.cert_files();
+        let plan = match toolchain::select(&self.catalog, request, &language.toolchains, self.availability) {
+            Ok(plan) => plan,
+            Err(unavailable) => {
+                let label: Vec<String> = request.iter().map(|(t, v)| format!("{t}{v}")).collect();
+                let mut layer = layer(
+                    LayerKind::Base,
+                    &format!("verdict-base-{}-{}", sanitize(stem), sanitize(&label.join("-"))),
+                    String::new(),
+                    Vec::new(),
+                    None,
+                    &unavailable.message,
+                );
+                layer.unavailable = Some(unavailable.message);
+                return Ok((layer, Vec::new(), Vec::new()));
+            }
+        };
+        let os = self.os_need(&plan.os);
+        let mut needs = vec![os.clone()];
+        let mut helpers: Vec<Layer> = Vec::new();
+        let mut stages = String::new();
+        let mut steps: Vec<String> = Vec::new();
+        let mut toolchain_apt: Vec<String> = Vec::new();
+        let mut done_providers: Vec<&str> = Vec::new();
+        for choice in &plan.tools {
+            let info = self.catalog.tools.get(&choice.tool);
+            match &choice.provider {
+                Provider::Image(_) => {}
+                Provider::Suite(suite) => {
+                    let version = choice.requested.clone().or_else(|| self.shipped(suite, &choice.tool));
+                    let major = version.as_deref().map(toolchain::major).unwrap_or_default();
+                    for package in info.map(|i| i.apt.as_slice()).unwrap_or_default() {
+                        toolchain_apt.push(package.replace("{major}", major));
+                    }
+                    for line in info.map(|i| i.suite_steps.as_slice()).unwrap_or_default() {
+                        steps.push(line.replace("{major}", major));
+                    }
+                }
+                Provider::Portable(name) => {
+                    if done_providers.contains(&name.as_str()) {
+                        continue;
+                    }
+                    done_providers.push(name);
+                    let (stage, fragment_steps, helper) = self.fragment(name, &plan)?;
+                    stages.push_str(&stage);
+                    steps.push(fragment_steps);
+                    if let Some(helper) = helper {
+                        needs.extend(helper.needs.iter().cloned());
+                        if !helpers.iter().any(|h| h.tag == helper.tag) {
+                            helpers.extend(helper_chain(helper));
+                        }
+                    }
+                }
+            }
+        }
+        toolchain_apt.dedup();
+        let check = self.check_step(&plan);
+        let template = self.template(&language.base_dockerfile)?;
+        let what = if request.is_empty() {
+            "the default toolchain".to_string()
+        } else {
+            request.iter().map(|(t, v)| format!("{t} {v}")).collect::<Vec<_>>().join(" + ")
+        };
+        for (placeholder, value) in [("stages", &stages), ("toolchain_steps", &steps.join("\n")), ("os_image", &os.tag)]
+        {
+            if !value.is_empty() && !template.contains(&format!("{{{{{placeholder}}}}}")) {
+                return Err(PlanError::Placeholder { path: template_path, placeholder: placeholder.into(), what });
+            }
+        }
+        let dockerfile = render(
+            &template,
+            &[
+                ("stages", stages.trim_end()),
+                ("os_image", &os.tag),
+                ("toolchain_apt", &toolchain_apt.join(" ")),
+                ("apt", &apt.join(" ")),
+                ("toolchain_steps", &steps.join("\n")),
+                ("toolchain_check", &check),
+            ],
+        );
+        let label = plan.label();
+        let name = if label.is_empty() {
+            format!("verdict-base-{}", sanitize(stem))
+        } else {
+            format!("verdict-base-{}-{}", sanitize(stem), sanitize(&label))
+        };
+        let parent: String = helpers.iter().map(|h| h.tag.as_str()).collect::<Vec<_>>().join(",");
+        let mut base = layer(LayerKind::Base, &name, dockerfile, certs, None, &parent);
+        base.needs = needs;
+        base.note = Some(describe(&plan));
+        Ok((base, helpers, plan.tools))
+    }
+
+    /// The stage, the steps and the helper layer of a portable provider.
+    fn fragment(&self, name: &str, plan: &ToolchainPlan) -> Result<(String, String, Option<Layer>), PlanError> {
+        let provider = self.catalog.providers.get(name).cloned().unwrap_or_default();
+        let text = self.template(&provider.fragment)?;
+        let helper = match &provider.fetcher {
+            Some(language) => {
+                let spec = self
+                    .languages
+                    .get(language)
+                    .ok_or_else(|| PlanError::Fetcher { provider: name.into(), language: language.clone() })?;
+                Some(self.base_layer(spec, &[], &Vec::new())?.0)
+            }
+            None => None,
+        };
+        let mut values: Vec<(String, String)> = vec![
+            ("fetcher".into(), helper.as_ref().map(|h| h.tag.clone()).unwrap_or_else(|| self.os_image.clone())),
+            ("os_image".into(), self.os_image.clone()),
+        ];
+        for tool in &provider.tools {
+            let choice = plan.tools.iter().find(|c| &c.tool == tool && c.provider == Provider::Portable(name.into()));
+            let mut version = choice.and_then(|c| c.requested.clone()).unwrap_or_default();
+            if tool == "npm" && version.is_empty() {
+                // npm goes with its Node.js release line.
+                let node = plan.tools.iter().find(|c| c.tool == "node").and_then(|c| c.requested.clone());
+                version = node
+                    .and_then(|n| self.catalog.npm_for_node(name, &n).map(str::to_string))
+                    .unwrap_or_else(|| "latest".into());
+            }
+            values.push((tool.clone(), version));
+        }
+        let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let rendered = render(&text, &refs);
+        let (stage, steps) = rendered.split_once(STEPS_MARKER).unwrap_or(("", rendered.as_str()));
+        let strip = |part: &str| -> String {
+            part.lines()
+                .filter(|l| !l.trim_start().starts_with('#') || l.trim().is_empty())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let mut stage = strip(stage).trim().to_string();
+        if !stage.is_empty() {
+            stage.push('\n');
+        }
+        Ok((stage, strip(steps).trim().to_string(), helper))
+    }
+
+    /// A RUN step that checks each tool's installed version against the request and records
+    /// `tool, provider, requested, installed` in `/verdict/toolchains.tsv`.
+    fn check_step(&self, plan: &ToolchainPlan) -> String {
+        let mut script = vec!["set -e".to_string(), "mkdir -p /verdict".into(), ": > /verdict/toolchains.tsv".into()];
+        for choice in &plan.tools {
+            let Some(info) = self.catalog.tools.get(&choice.tool) else { continue };
+            let want = choice.requested.clone().unwrap_or_default();
+            script.push(format!("v=$({})", info.version_cmd));
+            if !want.is_empty() {
+                script.push(format!(
+                    "case \"$v\" in {w}|{w}.*) ;; *) echo \"verdict: {tool} {w} was asked for ({provider}) but the image has ${{v:-none}}\" >&2; exit 1;; esac",
+                    w = want,
+                    tool = choice.tool,
+                    provider = choice.provider
+                ));
+            }
+            script.push(format!(
+                "printf '%s\\t%s\\t%s\\t%s\\n' {} {} {} \"$v\" >> /verdict/toolchains.tsv",
+                shell_quote(&choice.tool),
+                shell_quote(&choice.provider.to_string()),
+                shell_quote(if want.is_empty() { "-" } else { &want })
+            ));
+        }
+        format!("RUN {}", shell_quote(&script.join("; ")).replace('\n', " ")).replacen("RUN ", "RUN bash -c ", 1)
+    }
+
+    /// The first version `suite` ships of `tool`.
+    fn shipped(&self, suite: &str, tool: &str) -> Option<String> {
+        self.catalog.suites.get(suite)?.get(tool)?.first().cloned()
+    }
+
+    fn os_need(&self, os: &OsSource) -> OsNeed {
+        let tag = match os {
+            OsSource::Suite(suite) if *suite == self.catalog.default_suite || self.catalog.default_suite.is_empty() => {
+                self.os_image.clone()
+            }
+            OsSource::Suite(suite) => format!("verdict-os:{}", sanitize(suite)),
+            OsSource::Image(image) => image.clone(),
+        };
+        OsNeed { tag, source: os.clone() }
+    }
+
+    fn cert_files(&self) -> Vec<ContextFile> {
+        let mut files: Vec<ContextFile> =
+            self.certs.iter().map(|(name, bytes)| ContextFile::new(format!("certs/{name}"), bytes.clone())).collect();
+        files.push(ContextFile::new("certs/.keep", ""));
+        files
     }
 
     fn template(&self, name: &str) -> Result<String, PlanError> {
         let path = self.dockerfiles_dir.join(name);
         std::fs::read_to_string(&path).map_err(|source| PlanError::Template { path, source })
     }
+}
+
+/// A helper layer and, first, the helpers it needs itself (none today: helpers are default
+/// bases).
+fn helper_chain(helper: Layer) -> Vec<Layer> {
+    vec![helper]
+}
+
+/// `python 3.9 from debian bullseye; ...` for messages.
+fn describe(plan: &ToolchainPlan) -> String {
+    plan.tools
+        .iter()
+        .map(|c| format!("{} {} from {}", c.tool, c.requested.as_deref().unwrap_or("(default)"), c.provider))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The language's environment overlaid with the entry's.
@@ -208,13 +469,31 @@ fn layer(
         hasher.update(s.commit.as_bytes());
     }
     let digest = hex::encode(hasher.finalize());
-    Layer { kind, tag: format!("{name}:{}", &digest[..16]), dockerfile, files, snapshot }
+    Layer {
+        kind,
+        tag: format!("{name}:{}", &digest[..16]),
+        dockerfile,
+        files,
+        snapshot,
+        needs: Vec::new(),
+        unavailable: None,
+        note: None,
+    }
 }
 
+/// Replaces `{{key}}` placeholders, on every line but comments (which name placeholders).
 fn render(template: &str, values: &[(&str, &str)]) -> String {
-    let mut out = template.to_string();
-    for (key, value) in values {
-        out = out.replace(&format!("{{{{{key}}}}}"), value);
+    let mut out = String::with_capacity(template.len());
+    for line in template.split_inclusive('\n') {
+        if line.trim_start().starts_with('#') {
+            out.push_str(line);
+            continue;
+        }
+        let mut line = line.to_string();
+        for (key, value) in values {
+            line = line.replace(&format!("{{{{{key}}}}}"), value);
+        }
+        out.push_str(&line);
     }
     out
 }

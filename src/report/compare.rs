@@ -31,6 +31,8 @@ pub struct Figures {
     pub instances: usize,
     pub resolve_rate: Rate,
     pub resolved_partial: usize,
+    /// Every listed test passed but the candidate is flagged as suspicious (not resolved).
+    pub resolved_flagged: usize,
     pub apply_rate_strict: Rate,
     pub apply_rate_lenient: Rate,
     pub mean_cost_dollars: Option<f64>,
@@ -42,6 +44,7 @@ impl Figures {
             instances: b.instances,
             resolve_rate: b.resolve_rate,
             resolved_partial: b.resolved_partial,
+            resolved_flagged: b.resolved_flagged,
             apply_rate_strict: b.apply_rate_strict,
             apply_rate_lenient: b.apply_rate_lenient,
             mean_cost_dollars: b.mean_cost_dollars,
@@ -115,11 +118,6 @@ pub struct Comparison {
     pub differences: Vec<Difference>,
 }
 
-/// The localization aggregate a summary carries, if any.
-pub fn localization_of(summary: &Summary) -> Option<LocalizationAggregate> {
-    serde_json::from_value(summary.localization.clone()?).ok()
-}
-
 /// Builds the comparison, rows in the order given.
 pub fn compare(runs: &[Compared]) -> Comparison {
     let models: Vec<(String, Option<String>)> = runs
@@ -139,7 +137,7 @@ pub fn compare(runs: &[Compared]) -> Comparison {
             }
         })
         .collect();
-    let locs: Vec<Option<LocalizationAggregate>> = runs.iter().map(|c| localization_of(&c.summary)).collect();
+    let locs: Vec<Option<&LocalizationAggregate>> = runs.iter().map(|c| c.summary.localization.as_ref()).collect();
 
     let rows = runs
         .iter()
@@ -200,6 +198,7 @@ fn headline(s: &Summary) -> Figures {
         instances: s.total_instances,
         resolve_rate: s.resolve_rate,
         resolved_partial: s.resolved_partial_ids.len(),
+        resolved_flagged: s.resolved_flagged_ids.len(),
         apply_rate_strict: s.apply_rate_strict,
         apply_rate_lenient: s.apply_rate_lenient,
         mean_cost_dollars: s.cost.mean_dollars_per_instance,
@@ -209,10 +208,11 @@ fn headline(s: &Summary) -> Figures {
 /// Each instance's outcome in a summary, from its id lists.
 pub fn outcomes_of(s: &Summary) -> BTreeMap<String, String> {
     let mut out: BTreeMap<String, String> = BTreeMap::new();
-    let lists: [(&str, &Vec<String>); 9] = [
+    let lists: [(&str, &Vec<String>); 10] = [
         ("not_submitted", &s.incomplete_ids),
         ("unresolved", &s.unresolved_ids),
         ("resolved_partial", &s.resolved_partial_ids),
+        ("resolved_flagged", &s.resolved_flagged_ids),
         ("resolved_full", &s.resolved_ids),
         ("empty_patch", &s.empty_patch_ids),
         ("patch_apply_failed", &s.patch_apply_failed_ids),
@@ -220,7 +220,7 @@ pub fn outcomes_of(s: &Summary) -> BTreeMap<String, String> {
         ("build_failed", &s.build_failed_ids),
         ("infra_error", &s.infra_error_ids),
     ];
-    // Later lists win: resolved_partial ids are also in unresolved_ids.
+    // Later lists win: resolved_partial and resolved_flagged ids are also in unresolved_ids.
     for (name, ids) in lists {
         for id in ids {
             out.insert(id.clone(), name.to_string());
@@ -296,13 +296,15 @@ impl Draw for Markdown {
     }
 }
 
-const FIGURES: [&str; 6] = ["instances", "resolved", "partial", "apply (strict)", "apply (lenient)", "mean cost"];
+const FIGURES: [&str; 7] =
+    ["instances", "resolved", "partial", "flagged", "apply (strict)", "apply (lenient)", "mean cost"];
 
 fn figure_cells(f: &Figures) -> Vec<String> {
     vec![
         f.instances.to_string(),
         f.resolve_rate.to_string(),
         f.resolved_partial.to_string(),
+        f.resolved_flagged.to_string(),
         f.apply_rate_strict.to_string(),
         f.apply_rate_lenient.to_string(),
         f.mean_cost_dollars.map_or("-".into(), super::table::dollars),
@@ -393,6 +395,7 @@ fn csv(c: &Comparison) -> Result<String, Box<dyn std::error::Error>> {
         "resolved",
         "resolve_rate",
         "resolved_partial",
+        "resolved_flagged",
         "applied_strict",
         "apply_rate_strict",
         "applied_lenient",
@@ -416,6 +419,7 @@ fn csv(c: &Comparison) -> Result<String, Box<dyn std::error::Error>> {
             f.resolve_rate.numerator.to_string(),
             format!("{:.6}", f.resolve_rate.value),
             f.resolved_partial.to_string(),
+            f.resolved_flagged.to_string(),
             f.apply_rate_strict.numerator.to_string(),
             format!("{:.6}", f.apply_rate_strict.value),
             f.apply_rate_lenient.numerator.to_string(),

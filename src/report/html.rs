@@ -46,7 +46,7 @@ th, td { padding: 5px 9px; border-bottom: 1px solid var(--line); text-align: lef
 th { background: #eef0f4; font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .outcome { font-weight: 600; white-space: nowrap; }
-.o-resolved_full { color: var(--ok); } .o-resolved_partial { color: var(--part); }
+.o-resolved_full { color: var(--ok); } .o-resolved_partial, .o-resolved_flagged { color: var(--part); }
 .o-unresolved, .o-patch_apply_failed { color: var(--bad); } .o-timeout, .o-empty_patch { color: var(--warn); }
 .o-build_failed, .o-infra_error { color: var(--info); }
 .filters { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin: 0 0 10px; }
@@ -212,13 +212,13 @@ fn breakdown_table(kind: &str, groups: &BTreeMap<String, Breakdown>) -> Markup {
         table data-breakdown=(kind) {
             thead { tr {
                 th { (kind.replace('_', " ")) } th.num { "instances" } th.num { "resolved" } th.num { "partial" }
-                th.num { "apply (strict)" } th.num { "apply (lenient)" } th.num { "mean cost" }
+                th.num { "flagged" } th.num { "apply (strict)" } th.num { "apply (lenient)" } th.num { "mean cost" }
             } }
             tbody {
                 @for (name, b) in groups {
                     tr data-group=(name) data-instances=(b.instances) data-resolved=(b.resolve_rate.numerator) {
                         td { (name) } td.num { (b.instances) } td.num { (b.resolve_rate.to_string()) }
-                        td.num { (b.resolved_partial) } td.num { (b.apply_rate_strict.to_string()) }
+                        td.num { (b.resolved_partial) } td.num { (b.resolved_flagged) } td.num { (b.apply_rate_strict.to_string()) }
                         td.num { (b.apply_rate_lenient.to_string()) }
                         td.num { (b.mean_cost_dollars.map_or("-".into(), dollars)) }
                     }
@@ -275,7 +275,7 @@ pub fn render_run(summary: &Summary, reports: &[InstanceReport]) -> String {
     let who = crate::dataset::sources::label(&(model, summary.method.clone()));
     let run = summary.run_id.clone().unwrap_or_default();
     let title = format!("verdict: {who} ({run})");
-    let localization: Option<LocalizationAggregate> = super::compare::localization_of(summary);
+    let localization: Option<&LocalizationAggregate> = summary.localization.as_ref();
     let outcome_rates: Vec<(String, Vec<Option<Rate>>)> = summary
         .outcomes
         .iter()
@@ -302,6 +302,7 @@ pub fn render_run(summary: &Summary, reports: &[InstanceReport]) -> String {
             (card("apply_rate_strict", "applied (strict)", &s.apply_rate_strict))
             (card("apply_rate_lenient", "applied (lenient)", &s.apply_rate_lenient))
             (plain_card("resolved_partial", "partially resolved", s.resolved_partial_ids.len().to_string(), "FAIL_TO_PASS in part".into()))
+            (plain_card("resolved_flagged", "resolved, flagged", s.resolved_flagged_ids.len().to_string(), "suspicious: not resolved".into()))
             (plain_card("flagged", "flagged", s.flagged_ids.len().to_string(), "touch test files".into()))
             (plain_card("mean_cost", "mean cost", s.cost.mean_dollars_per_instance.map_or("-".into(), dollars),
                 format!("{} of {} with a cost", s.cost.instances_with_cost, s.submitted_instances)))
@@ -355,7 +356,7 @@ pub fn render_run(summary: &Summary, reports: &[InstanceReport]) -> String {
 
 fn instance_row(r: &InstanceReport) -> Markup {
     let dir = crate::run::safe_component(&r.instance_id);
-    let flagged = if r.flags.is_empty() { "not flagged" } else { "flagged" };
+    let flagged = if r.flags.is_empty() && r.suspicious.is_empty() { "not flagged" } else { "flagged" };
     let failed: Vec<(&str, &String)> = r
         .grade
         .iter()
@@ -381,6 +382,7 @@ fn instance_row(r: &InstanceReport) -> Markup {
                 }
                 @if let Some(reason) = &r.reason { div { (reason) } }
                 @for flag in &r.flags { div.flag { (flag) } }
+                @for suspicion in &r.suspicious { div.flag { "suspicious: " (suspicion) } }
                 @if r.outcome == Outcome::Unresolved && failed.is_empty() && r.grade.as_ref().is_some_and(|g| !g.notes.is_empty()) {
                     div { (r.grade.as_ref().map(|g| g.notes.join("; ")).unwrap_or_default()) }
                 }
@@ -426,7 +428,7 @@ pub fn render_comparison(c: &Comparison, links: &[Option<String>]) -> String {
         table #compare {
             thead { tr {
                 th { "model" } th { "run" } th.num { "instances" } th.num { "resolved" } th.num { "partial" }
-                th.num { "apply (strict)" } th.num { "apply (lenient)" } th.num { "mean cost" }
+                th.num { "flagged" } th.num { "apply (strict)" } th.num { "apply (lenient)" } th.num { "mean cost" }
                 @if any_loc { th.num { "file Acc@1" } th.num { "file Acc@5" } th.num { "file F1" }
                     th.num { "func Acc@1" } th.num { "func Acc@5" } th.num { "func F1" } }
             } }
@@ -436,7 +438,7 @@ pub fn render_comparison(c: &Comparison, links: &[Option<String>]) -> String {
                         data-applied-strict=(r.figures.apply_rate_strict.numerator) data-applied-lenient=(r.figures.apply_rate_lenient.numerator) {
                         td { (r.label) } td { code { (r.run) } } td.num { (r.figures.instances) }
                         td.num { (r.figures.resolve_rate.to_string()) } td.num { (r.figures.resolved_partial) }
-                        td.num { (r.figures.apply_rate_strict.to_string()) } td.num { (r.figures.apply_rate_lenient.to_string()) }
+                        td.num { (r.figures.resolved_flagged) } td.num { (r.figures.apply_rate_strict.to_string()) } td.num { (r.figures.apply_rate_lenient.to_string()) }
                         td.num { (r.figures.mean_cost_dollars.map_or("-".into(), dollars)) }
                         @if any_loc {
                             @for x in r.localization.as_ref().map(|l| vec![l.file.acc_at_1, l.file.acc_at_5, l.file.f1, l.function.acc_at_1, l.function.acc_at_5, l.function.f1]).unwrap_or_default() {

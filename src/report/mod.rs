@@ -7,6 +7,7 @@ pub mod compare;
 pub mod html;
 pub mod junit;
 pub mod localization;
+pub mod stability;
 pub mod summary;
 pub mod table;
 pub mod validation;
@@ -26,8 +27,11 @@ pub use crate::grade::Outcome;
 
 use crate::dataset::Cost;
 use crate::grade::decide::Evaluation;
+use crate::grade::Suspicion;
+use crate::grade::ToolchainRecord;
 use crate::grade::{ApplyStep, Grade, RawOutcome};
 use crate::parse::{Disagreement, ParsedTests, ResultSource, SummaryCounts, TestStatus};
+use crate::run::clock::Clock;
 
 /// How the candidate patch was applied.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,6 +116,11 @@ pub struct InstanceReport {
     /// Things a reader must know, e.g. `touches test files: tests/test_x.py, conftest.py`.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// Named reasons to look at the candidate before calling it resolved (its code reaches into
+    /// the test framework, or its runner configuration could not be reset); a candidate that
+    /// would be `resolved_full` with any of them is `resolved_flagged`.
+    #[serde(default)]
+    pub suspicious: Vec<Suspicion>,
     pub exit_code: Option<i64>,
     pub parse: Option<ParseInfo>,
     pub tests: Option<BTreeMap<String, TestStatus>>,
@@ -121,11 +130,18 @@ pub struct InstanceReport {
     pub integrity: Vec<String>,
     pub cost: Option<Cost>,
     pub timing: Timing,
+    /// The clock the tests saw (`--clock`).
+    #[serde(default)]
+    pub clock: Clock,
     pub image_bytes: Option<u64>,
     /// The instance image's layers with their own sizes; the summary counts each layer once.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub image_layers: Vec<crate::images::layers::LayerSize>,
-    pub localization: Option<serde_json::Value>,
+    /// The base image's toolchain: each tool's provider, requested and installed version.
+    #[serde(default)]
+    pub toolchains: Vec<ToolchainRecord>,
+    /// The candidate's localization scores against the gold patch.
+    pub localization: Option<crate::localize::InstanceLocalization>,
     pub logs: LogFiles,
     /// What the run did, as the decide stage read it (`verdict report` decides again from it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -145,6 +161,7 @@ impl InstanceReport {
         self.timing = Timing { wall_secs: raw.wall_secs(), cpu_secs: raw.cpu_secs };
         self.image_bytes = raw.image_bytes;
         self.image_layers = raw.image_layers.clone();
+        self.toolchains = raw.toolchains.clone();
         let step = raw.applied_step();
         self.apply = ApplyInfo { strict: step.is_some_and(ApplyStep::strict), lenient: step.is_some(), step };
         for file in &raw.files {

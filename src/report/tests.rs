@@ -22,6 +22,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         environment: format!("image-of-{id}"),
         apply: ApplyInfo { step: applied.then_some(ApplyStep::GitApply), strict: applied, lenient: applied },
         flags: Vec::new(),
+        suspicious: Vec::new(),
         exit_code: None,
         parse: None,
         tests: None,
@@ -29,8 +30,10 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         integrity: Vec::new(),
         cost: None,
         timing: Timing { wall_secs: 2.0, cpu_secs: Some(1.5) },
+        clock: Default::default(),
         image_bytes: Some(1_000_000),
         image_layers: Vec::new(),
+        toolchains: Vec::new(),
         localization: None,
         logs: LogFiles::default(),
         run: None,
@@ -123,6 +126,33 @@ fn summary_counts_follow_swe_bench() {
     assert_eq!(json["resolve_rate"], serde_json::json!({"value": 0.2, "numerator": 2, "denominator": 10}));
     let back: Summary = serde_json::from_value(json).unwrap();
     assert_eq!(back, s);
+}
+
+#[test]
+fn resolved_flagged_is_counted_apart_from_the_resolve_rate() {
+    let (total, mut reports) = sample();
+    reports[1].outcome = Outcome::ResolvedFlagged;
+    reports[1].suspicious.push(crate::grade::Suspicion {
+        name: "test_framework_import".into(),
+        path: "src/x.py".into(),
+        line: Some(1),
+        excerpt: "import _pytest".into(),
+    });
+    let s = summarize(&total, &reports, &BTreeMap::new());
+    assert_eq!(s.resolved_ids, ["a"]);
+    assert_eq!(s.resolved_flagged_ids, ["b"]);
+    assert_eq!(s.resolve_rate.to_string(), "10.0% (1/10)");
+    assert_eq!(s.completed_ids, ["a", "b", "c", "d"]);
+    assert_eq!(s.unresolved_ids, ["b", "c", "d"], "SWE-bench's fields never count it as resolved");
+    assert_eq!(s.outcomes[&Outcome::ResolvedFlagged], 1);
+    assert_eq!((s.by_language["java"].resolved, s.by_language["java"].resolved_flagged), (0, 1));
+    let table = render_table(&s);
+    assert!(table.lines().any(|l| l.split_whitespace().eq(["resolved_flagged", "1"])), "{table}");
+    assert!(table.contains("resolved but flagged  1: b (not in the resolve rate; review them)"), "{table}");
+    let json = serde_json::to_value(&reports[1]).unwrap();
+    assert_eq!(json["outcome"], "resolved_flagged");
+    assert_eq!(json["suspicious"][0]["name"], "test_framework_import");
+    assert_eq!(json["clock"], serde_json::json!({ "source": "real" }));
 }
 
 #[test]
@@ -229,6 +259,7 @@ fn outcome_names_and_resolution_mapping() {
         names,
         [
             "resolved_full",
+            "resolved_flagged",
             "resolved_partial",
             "unresolved",
             "patch_apply_failed",
@@ -346,6 +377,7 @@ fn comparison_rows_are_the_summaries_figures() {
     let mut other_reports = reports.clone();
     other_reports[0].outcome = Outcome::Unresolved; // a: resolved by the first only
     other_reports[3].outcome = Outcome::ResolvedFull; // d: by the second only
+    other_reports[6].outcome = Outcome::ResolvedFlagged; // g: flagged, not resolved, no difference
     let mut second = summarize(&total, &other_reports, &BTreeMap::new());
     second.model = Some("m2".into());
     second.method = Some("agentless".into());
@@ -354,6 +386,7 @@ fn comparison_rows_are_the_summaries_figures() {
     let c = compare(&runs);
     assert_eq!(c.rows.len(), 2);
     assert_eq!(c.rows[1].label, "m2 (agentless)");
+    assert_eq!((c.rows[0].figures.resolved_flagged, c.rows[1].figures.resolved_flagged), (0, 1));
     for (row, s) in c.rows.iter().zip([&first, &second]) {
         assert_eq!(row.figures.resolve_rate, s.resolve_rate);
         assert_eq!(row.figures.apply_rate_strict, s.apply_rate_strict);
@@ -384,12 +417,13 @@ fn comparison_rows_are_the_summaries_figures() {
     assert!(markdown.contains("| d | unresolved | resolved_full |"), "{markdown}");
     let terminal = render(&c, Format::Terminal, false).unwrap();
     assert!(terminal.lines().any(|l| l.starts_with("m2 (agentless)") && l.contains("20.0% (2/10)")), "{terminal}");
+    assert!(markdown.contains("| m2 (agentless) | 10 | 20.0% (2/10) | 1 | 1 |"), "{markdown}");
     assert!(!terminal.contains("resolved by some"), "differences only when asked");
     let csv_text = render(&c, Format::Csv, false).unwrap();
     let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
     let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
     let all = rows.iter().find(|r| &r[1] == "m|pipe" && &r[3] == "all").unwrap();
-    assert_eq!((&all[5], &all[6], &all[9], &all[11]), ("10", "2", "5", "6"));
+    assert_eq!((&all[5], &all[6], &all[9], &all[10], &all[12]), ("10", "2", "0", "5", "6"));
     let json: serde_json::Value = serde_json::from_str(&render(&c, Format::Json, false).unwrap()).unwrap();
     assert_eq!(json["rows"][0]["resolve_rate"]["numerator"], 2);
     assert_eq!(json["differences"].as_array().unwrap().len(), 2);
@@ -434,4 +468,45 @@ fn junit_has_one_case_per_instance_failed_when_not_resolved() {
         };
         assert_eq!(status, &expected, "{}", r.instance_id);
     }
+}
+
+#[test]
+fn localization_scores_are_typed_and_keep_their_json_shape() {
+    // The shape `report.json` has carried since localization scores were added, written before
+    // `applied_with` existed (it reads as `exact`).
+    let written = serde_json::json!({
+        "instance_id": "a",
+        "language": "python",
+        "gold": {"status": "located", "locations": {
+            "files": ["app/core.py"], "created_files": [], "classes": [], "added_classes": [],
+            "functions": ["app/core.py:helper"], "added_functions": []}},
+        "candidate": {"status": "not_applied", "error": "the patch does not apply to `app/core.py`: hunk 1"},
+        "scores": {"file": {"gold": 1, "predicted": 0, "correct": 0, "precision": 0.0, "recall": 0.0, "f1": 0.0,
+            "acc_at_1": 0.0, "acc_at_5": 0.0, "acc_at_10": 0.0, "hit_at_1": 0.0, "hit_at_5": 0.0, "hit_at_10": 0.0,
+            "recall_at_1": 0.0, "recall_at_5": 0.0, "recall_at_10": 0.0, "first_hit_rank": null, "reciprocal_rank": 0.0},
+            "class": null, "function": {"gold": 1, "predicted": 0, "correct": 0, "precision": 0.0, "recall": 0.0,
+            "f1": 0.0, "acc_at_1": 0.0, "acc_at_5": 0.0, "acc_at_10": 0.0, "hit_at_1": 0.0, "hit_at_5": 0.0,
+            "hit_at_10": 0.0, "recall_at_1": 0.0, "recall_at_5": 0.0, "recall_at_10": 0.0, "first_hit_rank": null, "reciprocal_rank": 0.0}}
+    });
+    let mut value = serde_json::to_value(report("a", Outcome::Unresolved, "python", "o/py")).unwrap();
+    value["localization"] = written.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    std::fs::write(&path, serde_json::to_vec(&value).unwrap()).unwrap();
+
+    let read = InstanceReport::read(&path).expect("an existing report reads");
+    let localization = read.localization.as_ref().expect("typed scores");
+    assert!(matches!(
+        &localization.gold,
+        crate::localize::GoldOutcome::Located { locations } if locations.applied_with == crate::localize::AppliedWith::Exact
+    ));
+    assert!(matches!(localization.candidate, crate::localize::CandidateOutcome::NotApplied { .. }));
+    let again = serde_json::to_value(&read).unwrap();
+    assert_eq!(again["localization"]["candidate"], written["candidate"]);
+    assert_eq!(again["localization"]["scores"], written["scores"]);
+    assert_eq!(again["localization"]["gold"]["locations"]["functions"], written["gold"]["locations"]["functions"]);
+
+    // The summary's aggregate is typed too and counts the candidate as not applied.
+    let aggregate = localization::aggregate(std::slice::from_ref(&read)).expect("aggregate");
+    assert_eq!((aggregate.valid, aggregate.candidates_not_applied), (1, 1));
 }

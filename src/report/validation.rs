@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Outcome, Timing};
 use crate::grade::Derived;
+use crate::grade::ToolchainRecord;
 
 pub use crate::grade::decide::{drift_from_grade, validation_status};
 pub use crate::grade::{Drift, ValidationStatus};
@@ -22,6 +23,22 @@ pub struct ValidationReport {
     #[serde(default)]
     pub logs: Vec<String>,
     pub timing: Timing,
+    /// The clock the tests saw (`--clock`).
+    #[serde(default)]
+    pub clock: crate::run::clock::Clock,
+    /// Things a reader must know (a test patch that yields no test argument, say).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// The base image's toolchain: each tool's provider, requested and installed version.
+    #[serde(default)]
+    pub toolchains: Vec<ToolchainRecord>,
+    /// Tests that passed before and after but match the spec's `pass_to_pass_exclude`, so are
+    /// not in PASS_TO_PASS.
+    #[serde(default)]
+    pub excluded_from_pass_to_pass: Vec<String>,
+    /// What the repeats say about the tests' stability, and how many would be needed.
+    #[serde(default)]
+    pub stability: Option<super::stability::Stability>,
 }
 
 /// `verdict check-envs`' report for one instance.

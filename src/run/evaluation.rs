@@ -8,6 +8,7 @@ use super::{execute, prepare, Context};
 use crate::dataset::repo::{GitSnapshot, RepoStore};
 use crate::dataset::{Instance, Prediction};
 use crate::grade::decide::{self, Expected};
+use crate::grade::{self, Guard, GuardKind, Suspicion};
 use crate::localize::{Candidate, InstanceLocalization, LocalizeItem, Localizer};
 use crate::report::{patch_sha256, ApplyInfo, InstanceReport, LogFiles, Outcome, Timing};
 
@@ -30,8 +31,10 @@ pub async fn evaluate_one(
     let sha = patch_sha256(&patch);
     let prepared = prepare(ctx, instance);
     let env_key = prepared.as_ref().map(|p| p.images.instance.tag.clone()).unwrap_or_default();
+    let clock = ctx.clock.for_instance(instance).unwrap_or_default();
     if let Ok(previous) = InstanceReport::read(&report_path) {
-        if previous.patch_sha256 == sha && previous.environment == env_key && reusable(previous.outcome) {
+        let same = previous.patch_sha256 == sha && previous.environment == env_key && previous.clock == clock;
+        if same && reusable(previous.outcome) {
             return previous;
         }
     }
@@ -39,6 +42,7 @@ pub async fn evaluate_one(
     let _ = std::fs::write(dir.join("patch.diff"), &patch);
 
     let mut report = blank_report(instance, prediction);
+    report.clock = clock;
     report.language = prepared.as_ref().map(|p| p.entry.language.clone()).unwrap_or_else(|_| "unknown".into());
     report.environment = env_key;
     // Reading the snapshot runs git: keep it off the async workers' toes.
@@ -64,16 +68,65 @@ pub async fn evaluate_one(
             touched.join(", ")
         ));
     }
+    flag_suspicious(&mut report, grade::suspicious::scan(&patch, &touched));
 
+    if let Some(warning) =
+        super::script::no_test_argument_warning(&prepared.entry, &prepared.language, &instance.test_patch)
+    {
+        report.flags.push(warning);
+    }
     let raw = execute(ctx, &prepared, instance, Some(&patch), dir).await;
-    let decided = decide::evaluation(expected(instance), &raw, &ctx.rules);
+    flag_guards(&mut report, &raw.guards);
+    let decided = decide::flagged(decide::evaluation(expected(instance), &raw, &ctx.rules), &report.suspicious);
     report.record(raw, decided);
     finish(report, &report_path)
 }
 
+/// Records the detector's suspicions, with one flag that names them.
+fn flag_suspicious(report: &mut InstanceReport, found: Vec<Suspicion>) {
+    if found.is_empty() {
+        return;
+    }
+    const SHOWN: usize = 5;
+    let mut text: Vec<String> = found.iter().take(SHOWN).map(|s| s.to_string()).collect();
+    if found.len() > SHOWN {
+        text.push(format!("and {} more", found.len() - SHOWN));
+    }
+    report.flags.push(format!("the patch's code reaches into the test framework: {}", text.join("; ")));
+    report.suspicious.extend(found);
+}
+
+/// Records what the eval script did to keep the candidate away from the runner: resets and
+/// kept files are flags; a configuration that could not be reset is also a suspicion
+/// (`runner_config_not_reset`).
+fn flag_guards(report: &mut InstanceReport, guards: &[Guard]) {
+    for guard in guards {
+        match guard.kind {
+            GuardKind::ConfigReset => report
+                .flags
+                .push(format!("the patch changes the test runner's configuration in {}: {}", guard.path, guard.detail)),
+            GuardKind::ConfigFallback => {
+                report.flags.push(format!(
+                    "the patch changes the test runner's configuration in {}: {}",
+                    guard.path, guard.detail
+                ));
+                report.suspicious.push(Suspicion {
+                    name: "runner_config_not_reset".into(),
+                    path: guard.path.clone(),
+                    line: None,
+                    excerpt: guard.detail.clone(),
+                });
+            }
+            GuardKind::Kept => {
+                report.flags.push(format!("the patch edits {}, which git does not track: {}", guard.path, guard.detail))
+            }
+        }
+    }
+}
+
 /// The candidate's localization scores against the gold patch, computed on the host from the
 /// repository at the base commit (no container needed).
-fn localization(repos: &RepoStore, instance: &Instance, patch: &str, language: &str) -> Option<serde_json::Value> {
+fn localization(repos: &RepoStore, instance: &Instance, patch: &str, language: &str) -> Option<InstanceLocalization> {
     let snapshot = GitSnapshot { store: repos, repo: instance.repo.clone(), commit: instance.base_commit.clone() };
     let candidate = if patch.trim().is_empty() { Candidate::Missing } else { Candidate::Patch(patch.to_string()) };
     let item = LocalizeItem {
@@ -83,23 +136,13 @@ fn localization(repos: &RepoStore, instance: &Instance, patch: &str, language: &
         candidate,
         snapshot: Box::new(snapshot),
     };
-    serde_json::to_value(localizer().score(item)).ok()
+    Some(localizer().score(item))
 }
 
 /// A localizer that applies patches as leniently as the container's apply chain
 /// (`patch --fuzz=5`), so a candidate that applied there is localized here too.
 pub fn localizer() -> Localizer {
     Localizer::new().with_max_fuzz(5)
-}
-
-/// The localization aggregate of a run's reports (those that carry per-instance scores).
-pub fn localization_summary(reports: &[InstanceReport]) -> Option<serde_json::Value> {
-    let instances: Vec<InstanceLocalization> =
-        reports.iter().filter_map(|r| serde_json::from_value(r.localization.clone()?).ok()).collect();
-    if instances.is_empty() {
-        return None;
-    }
-    serde_json::to_value(crate::localize::summarize(&instances)).ok()
 }
 
 /// A report that says nothing yet: `infra_error` until something better is known.
@@ -117,6 +160,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         environment: String::new(),
         apply: ApplyInfo::default(),
         flags: Vec::new(),
+        suspicious: Vec::new(),
         exit_code: None,
         parse: None,
         tests: None,
@@ -124,8 +168,10 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         integrity: Vec::new(),
         cost: prediction.cost.clone(),
         timing: Timing::default(),
+        clock: Default::default(),
         image_bytes: None,
         image_layers: Vec::new(),
+        toolchains: Vec::new(),
         localization: None,
         logs: LogFiles { patch: Some("patch.diff".into()), ..Default::default() },
         run: None,
