@@ -116,6 +116,10 @@ pub fn check_run_report(page: &Path, summary: &Value) {
         assert_eq!(attr(&dom, &marker, "data-numerator"), summary[figure]["numerator"].to_string(), "{figure}");
         assert_eq!(attr(&dom, &marker, "data-denominator"), summary[figure]["denominator"].to_string(), "{figure}");
     }
+    for (figure, ids) in [("resolved_partial", "resolved_partial_ids"), ("resolved_flagged", "resolved_flagged_ids")] {
+        let marker = format!("data-figure=\"{figure}\"");
+        assert_eq!(attr(&dom, &marker, "data-value"), summary[ids].as_array().unwrap().len().to_string(), "{figure}");
+    }
     let submitted = summary["submitted_instances"].as_u64().unwrap();
     assert_eq!(attr(&dom, "id=\"shown-count\"", "data-count"), submitted.to_string());
     // The script counted each outcome's rows into its option: they equal the summary's counts.

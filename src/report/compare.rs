@@ -1,9 +1,10 @@
 //! Runs side by side (`verdict compare`): one row per model (and method) of each run, with
-//! resolve rate, strict and lenient apply rate and mean cost, the same per language, repository,
-//! patch scope (single- vs cross-file) and images, localization (file and function Acc@1, Acc@5,
-//! F1) beside them, and the instances whose outcome differs between rows. Built from the runs'
-//! `summary.json` alone, so any finished run can be compared; rendered as a terminal table,
-//! Markdown, CSV or JSON. Pure functions, no I/O.
+//! resolve rate, partially resolved and `resolved_flagged` counts, strict and lenient apply rate
+//! and mean cost, the same per language, repository, patch scope (single- vs cross-file) and
+//! images, localization (file and function Acc@1, Acc@5, F1) beside them, and the instances
+//! whose outcome differs between rows. Built from the runs' `summary.json` alone, so any finished
+//! run can be compared; rendered as a terminal table, Markdown, CSV or JSON. Pure functions, no
+//! I/O.
 //!
 //! Every figure is the summary's own (same counting, same denominators); a comparison never
 //! recomputes one. Rows whose instance sets differ are compared as they are, and the headline

@@ -303,7 +303,7 @@ pub fn render_run(summary: &Summary, reports: &[InstanceReport]) -> String {
             (card("apply_rate_lenient", "applied (lenient)", &s.apply_rate_lenient))
             (plain_card("resolved_partial", "partially resolved", s.resolved_partial_ids.len().to_string(), "FAIL_TO_PASS in part".into()))
             (plain_card("resolved_flagged", "resolved, flagged", s.resolved_flagged_ids.len().to_string(), "suspicious: not resolved".into()))
-            (plain_card("flagged", "flagged", s.flagged_ids.len().to_string(), "touch test files".into()))
+            (plain_card("flagged", "flagged", s.flagged_ids.len().to_string(), "test files, resets, suspicions".into()))
             (plain_card("mean_cost", "mean cost", s.cost.mean_dollars_per_instance.map_or("-".into(), dollars),
                 format!("{} of {} with a cost", s.cost.instances_with_cost, s.submitted_instances)))
             (plain_card("verdict_cost", "verdict's cost", format!("{:.1} s", s.verdict_cost.wall_secs),
@@ -356,7 +356,7 @@ pub fn render_run(summary: &Summary, reports: &[InstanceReport]) -> String {
 
 fn instance_row(r: &InstanceReport) -> Markup {
     let dir = crate::run::safe_component(&r.instance_id);
-    let flagged = if r.flags.is_empty() && r.suspicious.is_empty() { "not flagged" } else { "flagged" };
+    let flagged = if r.flags.is_empty() { "not flagged" } else { "flagged" };
     let failed: Vec<(&str, &String)> = r
         .grade
         .iter()
@@ -382,7 +382,6 @@ fn instance_row(r: &InstanceReport) -> Markup {
                 }
                 @if let Some(reason) = &r.reason { div { (reason) } }
                 @for flag in &r.flags { div.flag { (flag) } }
-                @for suspicion in &r.suspicious { div.flag { "suspicious: " (suspicion) } }
                 @if r.outcome == Outcome::Unresolved && failed.is_empty() && r.grade.as_ref().is_some_and(|g| !g.notes.is_empty()) {
                     div { (r.grade.as_ref().map(|g| g.notes.join("; ")).unwrap_or_default()) }
                 }

@@ -29,9 +29,6 @@ pub fn render(run_id: &str, models: &[(Summary, Vec<InstanceReport>)]) -> Result
             for flag in &r.flags {
                 case.properties.push(quick_junit::Property::new("flag", flag.clone()));
             }
-            for suspicion in &r.suspicious {
-                case.properties.push(quick_junit::Property::new("suspicious", suspicion.to_string()));
-            }
             suite.add_test_case(case);
         }
         report.add_test_suite(suite);
