@@ -298,7 +298,7 @@ impl Draw for Markdown {
 }
 
 const FIGURES: [&str; 7] =
-    ["instances", "resolved", "partial", "flagged", "apply (strict)", "apply (lenient)", "mean cost"];
+    ["instances", "resolved", "partial", "res. flagged", "apply (strict)", "apply (lenient)", "mean cost"];
 
 fn figure_cells(f: &Figures) -> Vec<String> {
     vec![

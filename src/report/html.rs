@@ -212,7 +212,7 @@ fn breakdown_table(kind: &str, groups: &BTreeMap<String, Breakdown>) -> Markup {
         table data-breakdown=(kind) {
             thead { tr {
                 th { (kind.replace('_', " ")) } th.num { "instances" } th.num { "resolved" } th.num { "partial" }
-                th.num { "flagged" } th.num { "apply (strict)" } th.num { "apply (lenient)" } th.num { "mean cost" }
+                th.num { "res. flagged" } th.num { "apply (strict)" } th.num { "apply (lenient)" } th.num { "mean cost" }
             } }
             tbody {
                 @for (name, b) in groups {
@@ -427,7 +427,7 @@ pub fn render_comparison(c: &Comparison, links: &[Option<String>]) -> String {
         table #compare {
             thead { tr {
                 th { "model" } th { "run" } th.num { "instances" } th.num { "resolved" } th.num { "partial" }
-                th.num { "flagged" } th.num { "apply (strict)" } th.num { "apply (lenient)" } th.num { "mean cost" }
+                th.num { "res. flagged" } th.num { "apply (strict)" } th.num { "apply (lenient)" } th.num { "mean cost" }
                 @if any_loc { th.num { "file Acc@1" } th.num { "file Acc@5" } th.num { "file F1" }
                     th.num { "func Acc@1" } th.num { "func Acc@5" } th.num { "func F1" } }
             } }
