@@ -149,6 +149,9 @@ fn demo_outcomes_from_real_containers() {
         assert!(n > 0, "{language} in the summary's breakdown: {:#}", summary["by_language"]);
         assert!(printed.lines().any(|l| l.starts_with(language)), "the table has a {language} row ({prefix})");
     }
+    // The run's HTML report, in a real browser: its figures are the summary's.
+    crate::reports::check_run_report(&model_dir.join("report.html"), &summary);
+
     // Localization scores sit next to the resolve rate, in the summary and on the terminal.
     assert!(summary["localization"]["all"]["file"]["n"].as_u64().unwrap_or(0) > 0, "{:#}", summary["localization"]);
     assert!(printed.contains("localization:"), "{printed}");

@@ -37,6 +37,8 @@ pub fn demo_dir() -> PathBuf {
 pub struct Loaded {
     pub path: PathBuf,
     pub instances: Vec<Instance>,
+    /// Every instance id of the file, before --instance-ids chose some.
+    pub dataset_ids: std::collections::HashSet<String>,
     pub is_demo: bool,
     pub repos: Arc<RepoStore>,
     pub specs: SpecRegistry,
@@ -47,6 +49,7 @@ pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> Result<Loaded> {
     let is_demo = args.dataset.is_none();
     let path = args.dataset.clone().unwrap_or_else(|| demo_dir().join("dataset.jsonl"));
     let mut instances = load_instances(&path)?;
+    let dataset_ids = instances.iter().map(|i| i.instance_id.clone()).collect();
     if !args.instance_ids.is_empty() {
         let unknown: Vec<&String> =
             args.instance_ids.iter().filter(|id| !instances.iter().any(|i| &&i.instance_id == id)).collect();
@@ -65,7 +68,7 @@ pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> Result<Loaded> {
     }
     let repos = Arc::new(RepoStore::new(repo_dirs, logs.join(".cache"), !args.no_clone));
     let specs = SpecRegistry::load(&harness_dir(), &args.specs)?;
-    Ok(Loaded { path, instances, is_demo, repos, specs })
+    Ok(Loaded { path, instances, dataset_ids, is_demo, repos, specs })
 }
 
 /// The run id: given, else `demo` for the bundled demo, else the dataset file's stem.
@@ -183,6 +186,11 @@ pub fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| Error::Internal(format!("cannot serialize {}: {e}", path.display())))?;
     crate::atomic::write(path, (text + "\n").as_bytes()).map_err(|e| Error::io("write", path, e))
+}
+
+/// Writes a text file (an HTML or JUnit report, a comparison) atomically, creating its folder.
+pub fn write_text(path: &Path, text: &str) -> Result<()> {
+    crate::atomic::write(path, text.as_bytes()).map_err(|e| Error::io("write", path, e))
 }
 
 /// What the summary needs to know of every instance: repository, language (from its spec),

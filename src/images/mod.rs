@@ -15,6 +15,7 @@
 
 pub mod build;
 pub mod context;
+pub mod layers;
 pub mod toolchain;
 
 use std::collections::BTreeMap;

@@ -161,6 +161,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
     InstanceReport {
         instance_id: instance.instance_id.clone(),
         model: prediction.model_name_or_path.clone(),
+        method: prediction.method.clone(),
         repo: instance.repo.clone(),
         language: "unknown".into(),
         outcome: Outcome::InfraError,
@@ -180,6 +181,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         clock: Default::default(),
         rules: Default::default(),
         image_bytes: None,
+        image_layers: Vec::new(),
         toolchains: Vec::new(),
         localization: None,
         logs: LogFiles { patch: Some("patch.diff".into()), ..Default::default() },

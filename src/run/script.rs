@@ -6,7 +6,9 @@
 //! configuration ([`super::runner_config`], with its fallback); restores the test files and the
 //! test patch's files to the base commit and deletes the files the test patch creates; applies
 //! the test patch; runs the test command under `timeout` (and libfaketime for a pinned clock);
-//! kills whatever the tests left running; and copies the runner's reports into `$VERDICT_OUT`. Every step is announced on its own line behind a random per-run marker, so
+//! kills whatever the tests left running; and copies the runner's reports into `$VERDICT_OUT`.
+//! With [`ScriptInput::apply_only`] it stops after the apply chain: no test patch, no tests
+//! (`verdict evaluate --apply-only`). Every step is announced on its own line behind a random per-run marker, so
 //! output printed by the code under test cannot pass for verdict's own lines.
 
 use std::collections::BTreeMap;
@@ -39,6 +41,8 @@ pub struct ScriptInput<'a> {
     pub env: &'a BTreeMap<String, String>,
     pub timeout_secs: u64,
     pub nonce: &'a str,
+    /// Stop after the apply chain (which needs a candidate): no test patch, no tests.
+    pub apply_only: bool,
     /// The runner-configuration resets for the candidate ([`runner_config::plan`]).
     pub config: &'a ConfigPlan,
     /// The pinned clock, as seconds since the epoch (`None`: the real clock).
@@ -237,6 +241,11 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
             three_way = ApplyStep::GitApply3way,
             fuzz = ApplyStep::PatchFuzz,
         ));
+        if input.apply_only {
+            s.push_str("echo \"$M END\"\n");
+            inputs.retain(|(name, _)| name != "test.diff");
+            return EvalScript { script: s, inputs, test_args: Vec::new() };
+        }
         if !paths.is_empty() {
             s.push_str(
                 "for p in \"${kept[@]}\"; do\n\
@@ -481,7 +490,8 @@ pub fn read_output(output: &str, nonce: &str) -> ScriptOutcome {
                 test_end = Some(start);
             }
             (Some("TIMES"), _, _) if test_end.is_some() => times_at = Some(offset),
-            (Some("END"), _, _) if test_end.is_some() => out.finished = true,
+            // An apply-only script ends without running tests.
+            (Some("END"), _, _) if test_end.is_some() || test_start.is_none() => out.finished = true,
             _ => {}
         }
     }

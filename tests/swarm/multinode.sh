@@ -147,10 +147,15 @@ if [ "$mode" = overhead ]; then
 fi
 
 if [ "$mode" = bench ]; then
-  run warm -j 3 >/dev/null 2>&1 || true # pushes the images and warms every node's cache
+  run warm -j 3 >"$work/warm.log" 2>&1 || true # pushes the images and warms every node's cache
   for i in 2 3; do DOCKER_HOST=$(node_host 1) docker node update --availability drain "$(DOCKER_HOST=$(node_host "$i") docker info -f '{{.Swarm.NodeID}}')" >/dev/null; done
   timed() { # run-id: runs it and keeps its output, shown when it fails
-    run "$1" -j 3 >"$work/$1.log" 2>&1 || { cat "$work/$1.log" >&2; say "the $1-node run failed"; exit 1; }
+    run "$1" -j 3 >"$work/$1.log" 2>&1 || {
+      cat "$work/$1.log" >&2
+      python3 -c 'import json, sys; [print(f"  {r[\"instance_id\"]}: {r[\"outcome\"]}: {r.get(\"reason\")}", file=sys.stderr) for r in map(lambda p: json.load(open(p)), sys.argv[1:])]' "$work/logs/$1"/*/*/report.json
+      say "the $1 run failed"
+      exit 1
+    }
   }
   start=$(date +%s%N); timed one; one=$(( $(date +%s%N) - start ))
   for i in 2 3; do DOCKER_HOST=$(node_host 1) docker node update --availability active "$(DOCKER_HOST=$(node_host "$i") docker info -f '{{.Swarm.NodeID}}')" >/dev/null; done

@@ -56,6 +56,7 @@ fn script_applies_restores_and_runs_in_order() {
         env: &env,
         timeout_secs: 30,
         nonce: "n0nce",
+        apply_only: false,
         config: &ConfigPlan::default(),
         clock: None,
     });
@@ -89,6 +90,41 @@ fn script_applies_restores_and_runs_in_order() {
 }
 
 #[test]
+fn apply_only_runs_the_same_chain_and_stops() {
+    let entry = entry(TestArgs::Files);
+    let candidate = "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 @@\n-a\n+b\n";
+    let input = ScriptInput {
+        title: "demo-1".into(),
+        candidate: Some(candidate),
+        test_patch: TEST_PATCH,
+        entry: &entry,
+        language: &python(),
+        env: &BTreeMap::new(),
+        timeout_secs: 30,
+        nonce: "n0nce",
+        apply_only: true,
+        config: &ConfigPlan::default(),
+        clock: None,
+    };
+    let only = render(&input);
+    let full = render(&ScriptInput { apply_only: false, ..input.clone() });
+    // The apply chain is the full script's, byte for byte, up to its APPLY line.
+    let chain_end = |s: &str| s.find("echo \"$M APPLY $step\"").unwrap();
+    assert_eq!(only.script[..chain_end(&only.script)], full.script[..chain_end(&full.script)]);
+    assert!(only.script.ends_with("echo \"$M APPLY $step\"\n[ \"$step\" = none ] && exit 0\necho \"$M END\"\n"));
+    for absent in ["test.diff", "TESTS START", "pytest", "git checkout -q HEAD"] {
+        assert!(!only.script.contains(absent), "{absent} in:\n{}", only.script);
+    }
+    let names: Vec<&str> = only.inputs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["candidate.diff"], "no test patch goes in");
+    assert!(only.test_args.is_empty());
+
+    let seen = read_output("VERDICT-n0nce APPLY patch_fuzz\nVERDICT-n0nce END\n", "n0nce");
+    assert_eq!(seen.apply_step, Some(crate::grade::ApplyStep::PatchFuzz));
+    assert!(seen.finished && !seen.tests_started);
+}
+
+#[test]
 fn without_candidate_there_is_no_apply_chain() {
     let entry = entry(TestArgs::None);
     let script = render(&ScriptInput {
@@ -100,6 +136,7 @@ fn without_candidate_there_is_no_apply_chain() {
         env: &BTreeMap::new(),
         timeout_secs: 5,
         nonce: "x",
+        apply_only: false,
         config: &ConfigPlan::default(),
         clock: None,
     });
@@ -327,6 +364,7 @@ fn runner_configuration_resets_and_falls_back() {
         env: &BTreeMap::new(),
         timeout_secs: 9,
         nonce: "x",
+        apply_only: false,
         config: &plan,
         clock: None,
     });
@@ -395,6 +433,7 @@ fn a_pinned_clock_wraps_only_the_test_command() {
         env: &BTreeMap::new(),
         timeout_secs: 7,
         nonce: "x",
+        apply_only: false,
         config: &ConfigPlan::default(),
         clock: Some(1574942400),
     });
@@ -440,6 +479,7 @@ diff --git a/tests/tests_tqdm.py b/tests/tests_tqdm.py
         env: &env,
         timeout_secs: 5,
         nonce: "x",
+        apply_only: false,
         config: &ConfigPlan::default(),
         clock: None,
     });
