@@ -219,8 +219,13 @@ mod tests {
             "instance_id": "o__r-1", "repo": "o/r", "base_commit": "abc", "patch": "", "test_patch": ""
         }))
         .unwrap();
-        let prediction =
-            Prediction { instance_id: "o__r-1".into(), model_name_or_path: "m".into(), model_patch: None, cost: None };
+        let prediction = Prediction {
+            instance_id: "o__r-1".into(),
+            model_name_or_path: "m".into(),
+            model_patch: None,
+            cost: None,
+            method: None,
+        };
         let mut report = blank_report(&instance, &prediction);
         report.outcome = outcome;
         report.patch_sha256 = "p".into();

@@ -295,6 +295,7 @@ fn collect_globs_are_the_specs_else_the_runners() {
         nonce: "n",
         config: &ConfigPlan::default(),
         clock: None,
+        apply_only: false,
     });
     assert!(script.script.contains("rm -f -- **/reports/*.xml\n"), "{}", script.script);
     assert!(script.script.contains("for f in **/reports/*.xml; do"), "{}", script.script);
