@@ -139,10 +139,6 @@ impl Planner {
         self
     }
 
-    pub fn os_image(&self) -> &str {
-        &self.os_image
-    }
-
     pub fn availability(&self) -> Availability {
         self.availability
     }

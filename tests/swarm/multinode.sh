@@ -107,7 +107,7 @@ for i in 2 3; do
 done
 
 say "copying the demo's Python images into the manager (verdict builds there, then pushes)"
-images=$(docker images --format '{{.Repository}}:{{.Tag}}' | grep -E '^(verdict-os:bookworm|verdict-base-python:|verdict-env-python:|verdict-instance-verdict-demo__(pycalc|textkit):)')
+images=$(docker images --format '{{.Repository}}:{{.Tag}}' | grep -E '^(verdict-os:bookworm|verdict-base-python:|verdict-env-python:|verdict-env-verdict-demo__(pycalc|textkit)-[^:]*:|verdict-instance-verdict-demo__(pycalc|textkit):)')
 # shellcheck disable=SC2086
 docker save $images | DOCKER_HOST=$(node_host 1) docker load -q >/dev/null
 
@@ -152,7 +152,10 @@ if [ "$mode" = bench ]; then
   timed() { # run-id: runs it and keeps its output, shown when it fails
     run "$1" -j 3 >"$work/$1.log" 2>&1 || {
       cat "$work/$1.log" >&2
-      python3 -c 'import json, sys; [print(f"  {r[\"instance_id\"]}: {r[\"outcome\"]}: {r.get(\"reason\")}", file=sys.stderr) for r in map(lambda p: json.load(open(p)), sys.argv[1:])]' "$work/logs/$1"/*/*/report.json
+      python3 -c 'import json, sys
+for p in sys.argv[1:]:
+    r = json.load(open(p))
+    print("  %s: %s: %s" % (r["instance_id"], r["outcome"], r.get("reason")), file=sys.stderr)' "$work/logs/$1"/*/*/report.json
       say "the $1 run failed"
       exit 1
     }
