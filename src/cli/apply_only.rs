@@ -22,15 +22,7 @@ pub async fn run(args: &EvaluateArgs, loaded: &Loaded, selected: Assembled, run_
     let mut code = exit::OK;
     for (model, method) in &selected.models {
         let key = model_key(model, method.as_deref());
-        let jobs: Vec<(Instance, Prediction, PathBuf)> = selected
-            .pairs
-            .iter()
-            .filter(|(_, p)| &p.model_name_or_path == model && &p.method == method)
-            .map(|(instance, prediction)| {
-                let dir = run::instance_dir(&logs, run_id, &key, &instance.instance_id);
-                (instance.clone(), prediction.clone(), dir)
-            })
-            .collect();
+        let jobs = common::model_jobs(&selected, (model, method), &logs, run_id);
         let (ctx, shown) = (opened.ctx.clone(), key.clone());
         let check = move |(instance, prediction, dir): (Instance, Prediction, PathBuf)| {
             let (ctx, shown) = (ctx.clone(), shown.clone());

@@ -205,3 +205,23 @@ pub fn facts(loaded: &Loaded) -> std::collections::BTreeMap<String, crate::repor
         })
         .collect()
 }
+
+/// The jobs of one model of a run: each of its predictions with its instance and the folder its
+/// report goes to (`<logs>/<run-id>/<model key>/<instance>`).
+pub fn model_jobs(
+    selected: &crate::dataset::sources::Assembled,
+    (model, method): (&str, &Option<String>),
+    logs: &std::path::Path,
+    run_id: &str,
+) -> Vec<(crate::dataset::Instance, crate::dataset::Prediction, std::path::PathBuf)> {
+    let key = crate::report::model_key(model, method.as_deref());
+    selected
+        .pairs
+        .iter()
+        .filter(|(_, p)| p.model_name_or_path == model && &p.method == method)
+        .map(|(instance, prediction)| {
+            let dir = crate::run::instance_dir(logs, run_id, &key, &instance.instance_id);
+            (instance.clone(), prediction.clone(), dir)
+        })
+        .collect()
+}

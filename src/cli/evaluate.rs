@@ -51,15 +51,7 @@ pub async fn run(args: EvaluateArgs) -> Result<i32> {
     // Models run one after another, each with every worker, so each gets its own wall time.
     for (model, method) in &selected.models {
         let key = model_key(model, method.as_deref());
-        let jobs: Vec<(Instance, Prediction, PathBuf)> = selected
-            .pairs
-            .iter()
-            .filter(|(_, p)| &p.model_name_or_path == model && &p.method == method)
-            .map(|(instance, prediction)| {
-                let dir = run::instance_dir(&logs, &run_id, &key, &instance.instance_id);
-                (instance.clone(), prediction.clone(), dir)
-            })
-            .collect();
+        let jobs = common::model_jobs(&selected, (model, method), &logs, &run_id);
         let (ctx, repos, shown) = (opened.ctx.clone(), loaded.repos.clone(), key.clone());
         let evaluate = move |(instance, prediction, dir): (Instance, Prediction, PathBuf)| {
             let (ctx, repos, shown) = (ctx.clone(), repos.clone(), shown.clone());

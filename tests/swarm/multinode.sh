@@ -37,6 +37,9 @@ teardown() {
   done
   iptables -D FORWARD -i "$bridge" -o "$bridge" -j ACCEPT 2>/dev/null
   ip link del "$bridge" 2>/dev/null
+  # The nodes' network namespaces and overlay mounts stay mounted under $work after their
+  # engines are killed: unmount them (deepest first) so the folder can go.
+  grep " $work" /proc/mounts | awk '{print $2}' | sort -r | xargs -r -n1 umount -l 2>/dev/null
   rm -rf "$work"
 }
 trap teardown EXIT
@@ -128,7 +131,7 @@ for report in sorted(root.glob("*/report.json")):
     repo = iid.rsplit("-", 1)[0]
     meta = tomllib.loads((pathlib.Path("harness/demo/src") / repo / "instances" / iid / "instance.toml").read_text())
     ok = r["outcome"] == meta["expected"]
-    print(f"  {iid:<32} {r['outcome']:<18} on {r.get('node') or '-':<12} {'ok' if ok else 'WANTED ' + meta['expected']}")
+    print(f"  {iid:<32} {r['outcome']:<18} on {(r.get('run') or {}).get('node') or '-':<12} {'ok' if ok else 'WANTED ' + meta['expected']}")
     bad += [] if ok else [iid]
 sys.exit(1 if bad else 0)
 EOF
