@@ -26,6 +26,7 @@ use verdict::dataset::spec::SpecRegistry;
 use verdict::dataset::{gold_predictions, load_instances};
 use verdict::engine::{Engine, RunScope};
 use verdict::images::build::Builder;
+use verdict::images::toolchain::Availability;
 use verdict::images::{host_certs, merged_env, Planner};
 use verdict::run::backend::{limits, CancellationToken};
 use verdict::run::docker::DockerBackend;
@@ -48,6 +49,7 @@ async fn bench() {
     let engine = Engine::connect().await.expect("a running engine (bash dockerfiles/engine.sh)");
     let docker = bollard::Docker::connect_with_defaults().expect("the same engine, for the raw runs");
     let work = tempfile::tempdir().expect("temp dir");
+    let specs = SpecRegistry::load(&root.join("harness"), &[]).expect("specs");
     let scope = RunScope::new(&work.path().join("bench"), "bench").expect("run scope");
     let repos = Arc::new(RepoStore::new(vec![root.join("harness/demo/repos")], work.path().join("cache"), false));
     let builder = Arc::new(Builder::new(
@@ -66,8 +68,10 @@ async fn bench() {
             root.join("dockerfiles"),
             "verdict-os:bookworm".into(),
             host_certs("/usr/local/share/ca-certificates".as_ref()),
-        ),
-        specs: SpecRegistry::load(&root.join("harness"), &[]).expect("specs"),
+        )
+        // The images `verdict evaluate` builds offline: the same toolchain layers, the same tags.
+        .with_toolchains(&specs, Availability::default()),
+        specs: specs.clone(),
         limits: limits(4.0, 1.0, 2048),
         timeout_override: None,
         max_output: 32 << 20,

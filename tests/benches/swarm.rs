@@ -22,6 +22,7 @@ use verdict::dataset::spec::SpecRegistry;
 use verdict::dataset::{gold_predictions, load_instances};
 use verdict::engine::{Engine, RunScope};
 use verdict::images::build::Builder;
+use verdict::images::toolchain::Availability;
 use verdict::images::{host_certs, Planner};
 use verdict::run::backend::{limits, Backend, CancellationToken};
 use verdict::run::docker::DockerBackend;
@@ -44,6 +45,7 @@ async fn bench() {
 
     let engine = Engine::connect().await.expect("a swarm manager at DOCKER_HOST");
     let work = tempfile::tempdir().expect("temp dir");
+    let specs = SpecRegistry::load(&root.join("harness"), &[]).expect("specs");
     let repos = Arc::new(RepoStore::new(vec![root.join("harness/demo/repos")], work.path().join("cache"), false));
     let context = |backend: Arc<dyn Backend>, scope: &RunScope| Context {
         backend,
@@ -59,8 +61,10 @@ async fn bench() {
             root.join("dockerfiles"),
             "verdict-os:bookworm".into(),
             host_certs("/usr/local/share/ca-certificates".as_ref()),
-        ),
-        specs: SpecRegistry::load(&root.join("harness"), &[]).expect("specs"),
+        )
+        // The images `verdict evaluate` builds offline: the same toolchain layers, the same tags.
+        .with_toolchains(&specs, Availability::default()),
+        specs: specs.clone(),
         limits: limits(4.0, 1.0, 2048),
         timeout_override: None,
         max_output: 32 << 20,
