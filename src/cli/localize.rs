@@ -102,7 +102,7 @@ pub fn run(args: LocalizeArgs) -> Result<i32> {
             }),
         }
     });
-    let summary = crate::run::evaluation::localizer().score_all(items.collect::<Vec<_>>());
+    let summary = crate::localize::Localizer::like_the_container().score_all(items.collect::<Vec<_>>());
     let output = args.output.clone().unwrap_or_else(|| args.logs.join("localization.json"));
     common::write_json(&output, &summary)?;
     print!("{}", crate::report::render_localization(&summary.aggregate));
