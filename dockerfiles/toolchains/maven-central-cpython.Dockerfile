@@ -9,6 +9,8 @@
 # own SQLite), fetched by the new Python's own pip, into lib-dynload, where `import sqlite3` finds
 # it. Still missing: _bz2 and _lzma in 3.7.9 (`import bz2`, `import lzma` fail), _lzma in 3.10.8,
 # and readline and curses in both.
+# A read that stalls ends after 60 s (-Dmaven.wagon.rto; Maven's default waits 30 minutes) and the
+# fetch is tried three times, keeping what it already downloaded.
 # Placeholders: {{fetcher}}, {{python}} (3.7 and 3.10, or the full versions below).
 FROM {{fetcher}} AS verdict-maven-central-cpython
 RUN set -e; \
@@ -18,7 +20,10 @@ RUN set -e; \
       *) echo "verdict: Maven Central's org.bytedeco:cpython has no build of Python {{python}} that verdict knows (3.7.9, 3.10.8)" >&2; exit 1 ;; \
     esac; \
     mkdir -p /fetch /opt/python; cd /fetch; \
-    mvn -B -q dependency:copy -Dartifact=org.bytedeco:cpython:$artifact:jar:linux-x86_64 -DoutputDirectory=/fetch; \
+    for try in 1 2 3; do \
+      if mvn -B -q -Dmaven.wagon.rto=60000 dependency:copy -Dartifact=org.bytedeco:cpython:$artifact:jar:linux-x86_64 -DoutputDirectory=/fetch; then break; fi; \
+      [ "$try" = 3 ] && exit 1; echo "verdict: Maven Central fetch failed, try $try of 3" >&2; \
+    done; \
     rm -rf /root/.m2; \
     jar xf cpython-$artifact-linux-x86_64.jar org/bytedeco/cpython/linux-x86_64; \
     cp -a org/bytedeco/cpython/linux-x86_64/. /opt/python/; \
