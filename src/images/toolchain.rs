@@ -336,8 +336,11 @@ fn families<'a>(p: &'a PortableProvider, tool: &str) -> &'a [String] {
 }
 
 /// `3.5 … 3.14` for a list of families.
+/// The versions of a list, each named when there are three or fewer ("3.7, 3.10" must not read
+/// as 3.7 to 3.10), else the first and the last.
 fn span(families: &[String]) -> String {
     match (families.first(), families.last()) {
+        _ if families.len() > 1 && families.len() <= 3 => families.join(", "),
         (Some(a), Some(b)) if a != b => format!("{a} … {b}"),
         (Some(a), _) => a.clone(),
         _ => "nothing".into(),

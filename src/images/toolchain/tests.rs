@@ -129,7 +129,7 @@ fn offline_python_3_7_and_3_10_come_from_maven_central_on_the_default_suite() {
     let plan = select(&c, &req(&[("python", "3.9")]), &py, OFFLINE).unwrap();
     assert_eq!(provider(&plan, "python"), suite("bullseye"));
     let err = select(&c, &req(&[("python", "3.8")]), &py, OFFLINE).unwrap_err();
-    assert!(err.message.contains("maven-central-cpython has 3.7 … 3.10"), "{err}");
+    assert!(err.message.contains("maven-central-cpython has 3.7, 3.10;"), "no range that reads as holding 3.8: {err}");
 }
 
 #[test]
