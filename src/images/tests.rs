@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::dataset::spec::SpecRegistry;
-use crate::parse::ParserKind;
+use crate::parse::RunnerId;
 
 fn planner(dir: &Path, certs: Vec<(String, Vec<u8>)>) -> Planner {
     std::fs::write(dir.join("python.Dockerfile"), "FROM {{os_image}}\nRUN apt-get install -y {{apt}}\n").unwrap();
@@ -24,7 +24,7 @@ fn entry() -> SpecEntry {
         apt: vec!["libxml2".into()],
         env_setup: vec!["pip install pytest".into()],
         install: vec!["pip install -e .".into()],
-        ..SpecEntry::new("python", "pytest", ParserKind::Pytest)
+        ..SpecEntry::new("python", "pytest", RunnerId::named("pytest").unwrap())
     }
 }
 
@@ -168,11 +168,15 @@ fn a_named_python_version_changes_the_suite_and_the_base_tag() {
 #[test]
 fn node_from_the_npm_registry_builds_in_a_stage_on_the_default_javascript_base() {
     let (p, specs) = real(OFFLINE);
-    let node16 = SpecEntry { node: Some("16".into()), ..SpecEntry::new("javascript", "npx jest", ParserKind::Jest) };
+    let node16 = SpecEntry {
+        node: Some("16".into()),
+        ..SpecEntry::new("javascript", "npx jest", RunnerId::named("jest").unwrap())
+    };
     let images = plan_for(&p, &specs, &node16, None);
     assert_eq!(images.helpers.len(), 1);
     let helper = &images.helpers[0];
-    let default_js = plan_for(&p, &specs, &SpecEntry::new("javascript", "npx jest", ParserKind::Jest), None);
+    let default_js =
+        plan_for(&p, &specs, &SpecEntry::new("javascript", "npx jest", RunnerId::named("jest").unwrap()), None);
     assert_eq!(helper.tag, default_js.base.tag, "the fetcher is the default JavaScript base");
     let d = &images.base.dockerfile;
     assert!(d.contains(&format!("FROM {} AS verdict-npm-registry", helper.tag)), "{d}");
@@ -188,14 +192,16 @@ fn node_from_the_npm_registry_builds_in_a_stage_on_the_default_javascript_base()
 #[test]
 fn a_toolchain_that_cannot_be_had_is_planned_as_unavailable() {
     let (p, specs) = real(OFFLINE);
-    let java19 = SpecEntry { java: Some("19".into()), ..SpecEntry::new("java", "mvn test", ParserKind::Maven) };
+    let java19 =
+        SpecEntry { java: Some("19".into()), ..SpecEntry::new("java", "mvn test", RunnerId::named("maven").unwrap()) };
     let images = plan_for(&p, &specs, &java19, None);
     let why = images.base.unavailable.as_deref().expect("unavailable");
     assert!(why.contains("java 19") && why.contains("no container registry answered"), "{why}");
 
     // With a registry the official image is the base.
     let (p, specs) = real(toolchain::Availability { registry: true });
-    let java8 = SpecEntry { java: Some("8".into()), ..SpecEntry::new("java", "mvn test", ParserKind::Maven) };
+    let java8 =
+        SpecEntry { java: Some("8".into()), ..SpecEntry::new("java", "mvn test", RunnerId::named("maven").unwrap()) };
     let images = plan_for(&p, &specs, &java8, None);
     assert_eq!(images.base.unavailable, None);
     assert!(images.base.dockerfile.contains("\nFROM eclipse-temurin:8-jdk\n"), "{}", images.base.dockerfile);
@@ -205,7 +211,8 @@ fn a_toolchain_that_cannot_be_had_is_planned_as_unavailable() {
 #[test]
 fn offline_java_8_and_python_3_7_are_planned_from_their_registries() {
     let (p, specs) = real(OFFLINE);
-    let java8 = SpecEntry { java: Some("8".into()), ..SpecEntry::new("java", "mvn test", ParserKind::Maven) };
+    let java8 =
+        SpecEntry { java: Some("8".into()), ..SpecEntry::new("java", "mvn test", RunnerId::named("maven").unwrap()) };
     let images = plan_for(&p, &specs, &java8, None);
     assert_eq!(images.base.unavailable, None);
     let d = &images.base.dockerfile;
@@ -214,7 +221,10 @@ fn offline_java_8_and_python_3_7_are_planned_from_their_registries() {
     assert!(!d.contains("openjdk-8-jdk-headless "), "not a trixie package: {d}");
     assert!(d.contains("java 8 was asked for (debian-sid)"), "the version is checked: {d}");
 
-    let py37 = SpecEntry { python: Some("3.7".into()), ..SpecEntry::new("python", "pytest", ParserKind::Pytest) };
+    let py37 = SpecEntry {
+        python: Some("3.7".into()),
+        ..SpecEntry::new("python", "pytest", RunnerId::named("pytest").unwrap())
+    };
     let images = plan_for(&p, &specs, &py37, None);
     let d = &images.base.dockerfile;
     assert_eq!(images.helpers.len(), 1, "the default Java base fetches");
