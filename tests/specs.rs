@@ -91,7 +91,9 @@ fn every_built_in_spec_entry_resolves() {
         assert!(!spec.collect.version_files.is_empty(), "{repo}: a version rule for `verdict collect`");
     }
     assert!(entries >= 300, "one entry per version OmniGIRL's harness defines ({entries})");
-    // Node.js of any release comes from the npm registry and Java 11 from bullseye, so the
-    // JavaScript entries and gson's resolve offline too; Python 3.5 to 3.8, Java 8 and 19 do not.
-    assert!(offline >= 150, "entries that resolve with no container registry: {offline}");
+    // Node.js of any release comes from the npm registry, Java 11 from bullseye, Java 8 from
+    // Debian unstable and Python 3.7 and 3.10 from Maven Central, so the JavaScript entries,
+    // gson's, netty's and most of the Python ones resolve offline too; Python 3.5, 3.6 and 3.8
+    // and Java 19 do not (255 of 327 entries).
+    assert!(offline >= 250, "entries that resolve with no container registry: {offline}");
 }

@@ -22,11 +22,11 @@ fn node_16_from_the_npm_registry_runs_a_demo_instance() {
     let mut node16 = demo_instance("verdict-demo__jestcalc-1");
     node16["instance_id"] = "verdict-demo__jestcalc-1-node16".into();
     node16["harness"] = serde_json::json!({"node": "16"});
-    let mut java8 = demo_instance("verdict-demo__junit5geo-1");
-    java8["instance_id"] = "verdict-demo__junit5geo-1-java8".into();
-    java8["harness"] = serde_json::json!({"java": "8"});
+    let mut java19 = demo_instance("verdict-demo__junit5geo-1");
+    java19["instance_id"] = "verdict-demo__junit5geo-1-java19".into();
+    java19["harness"] = serde_json::json!({"java": "19"});
     let dataset = logs.join("d.jsonl");
-    write(&dataset, &format!("{node16}\n{java8}\n"));
+    write(&dataset, &format!("{node16}\n{java19}\n"));
     let out = verdict(&[
         "evaluate",
         "--dataset",
@@ -43,7 +43,7 @@ fn node_16_from_the_npm_registry_runs_a_demo_instance() {
         "--official-images",
         "no",
     ]);
-    assert_eq!(out.status.code(), Some(4), "the Java 8 instance cannot build: {}", text(&out));
+    assert_eq!(out.status.code(), Some(4), "the Java 19 instance cannot build: {}", text(&out));
     let report = |id: &str| read_json(&logs.join("tc/gold").join(id).join("report.json"));
 
     let node = report("verdict-demo__jestcalc-1-node16");
@@ -60,10 +60,10 @@ fn node_16_from_the_npm_registry_runs_a_demo_instance() {
     let env = node["environment"].as_str().unwrap();
     assert!(env.starts_with("verdict-instance-verdict-demo__jestcalc:"), "{env}");
 
-    let java = report("verdict-demo__junit5geo-1-java8");
+    let java = report("verdict-demo__junit5geo-1-java19");
     assert_eq!(java["outcome"], "build_failed", "{java:#}");
     let reason = java["reason"].as_str().unwrap();
-    assert!(reason.contains("java 8") && reason.contains("no container registry answered"), "{reason}");
+    assert!(reason.contains("java 19") && reason.contains("no container registry answered"), "{reason}");
     assert!(reason.contains("eclipse-temurin"), "the registry's way is named too: {reason}");
     assert_no_containers_left(&logs, &["tc"]);
 }

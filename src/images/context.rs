@@ -2,7 +2,10 @@
 //!
 //! A context is a Dockerfile plus named files, and for the instance layer the repository
 //! snapshot (a `git archive` tar) re-rooted under `repo/`. Entries are written in a fixed order
-//! with fixed metadata, so the same inputs always give the same bytes.
+//! with fixed metadata, so the same inputs always give the same bytes. The snapshot's files keep
+//! the date `git archive` gives them, the commit's time: files dated 1970 break builds (Maven's
+//! resource copying, maven-filtering 3.2.0 in gson's build, fails on them with
+//! `NoSuchFileException`).
 
 use std::io::Read;
 
@@ -78,8 +81,8 @@ fn append_snapshot(builder: &mut tar::Builder<Vec<u8>>, snapshot: &[u8]) -> Resu
         }
         let path = entry.path().map_err(ContextError::Snapshot)?.to_string_lossy().into_owned();
         let target = format!("repo/{path}");
+        // The mtime stays: git archive sets every entry to the commit's time.
         let mut header = entry.header().clone();
-        header.set_mtime(0);
         if kind == tar::EntryType::Symlink {
             let link = entry.link_name().map_err(ContextError::Snapshot)?.unwrap_or_default().into_owned();
             builder
@@ -115,11 +118,14 @@ mod tests {
             .collect()
     }
 
+    const COMMIT_TIME: u64 = 1_650_000_000;
+
     fn snapshot() -> Vec<u8> {
         let mut b = tar::Builder::new(Vec::new());
         let mut h = tar::Header::new_gnu();
         h.set_size(6);
         h.set_mode(0o755);
+        h.set_mtime(COMMIT_TIME);
         b.append_data(&mut h, "pkg/run.sh", &b"echo 1"[..]).unwrap();
         let mut l = tar::Header::new_gnu();
         l.set_entry_type(tar::EntryType::Symlink);
@@ -144,6 +150,10 @@ mod tests {
             let path = e.path().unwrap().to_string_lossy().into_owned();
             if path == "repo/pkg/run.sh" {
                 assert_eq!(e.header().mode().unwrap() & 0o777, 0o755);
+                assert_eq!(e.header().mtime().unwrap(), COMMIT_TIME, "the commit's time, not 1970");
+            }
+            if path == "install.sh" {
+                assert_eq!(e.header().mtime().unwrap(), 0, "verdict's own files have a fixed date");
             }
             if path == "repo/link" {
                 assert_eq!(e.link_name().unwrap().unwrap().to_string_lossy(), "pkg/run.sh");

@@ -192,18 +192,45 @@ fn node_from_the_npm_registry_builds_in_a_stage_on_the_default_javascript_base()
 #[test]
 fn a_toolchain_that_cannot_be_had_is_planned_as_unavailable() {
     let (p, specs) = real(OFFLINE);
-    let java8 =
-        SpecEntry { java: Some("8".into()), ..SpecEntry::new("java", "mvn test", RunnerId::named("maven").unwrap()) };
-    let images = plan_for(&p, &specs, &java8, None);
+    let java19 =
+        SpecEntry { java: Some("19".into()), ..SpecEntry::new("java", "mvn test", RunnerId::named("maven").unwrap()) };
+    let images = plan_for(&p, &specs, &java19, None);
     let why = images.base.unavailable.as_deref().expect("unavailable");
-    assert!(why.contains("java 8") && why.contains("no container registry answered"), "{why}");
+    assert!(why.contains("java 19") && why.contains("no container registry answered"), "{why}");
 
     // With a registry the official image is the base.
     let (p, specs) = real(toolchain::Availability { registry: true });
+    let java8 =
+        SpecEntry { java: Some("8".into()), ..SpecEntry::new("java", "mvn test", RunnerId::named("maven").unwrap()) };
     let images = plan_for(&p, &specs, &java8, None);
     assert_eq!(images.base.unavailable, None);
     assert!(images.base.dockerfile.contains("\nFROM eclipse-temurin:8-jdk\n"), "{}", images.base.dockerfile);
     assert_eq!(images.base.needs[0].source, OsSource::Image("eclipse-temurin:8-jdk".into()));
+}
+
+#[test]
+fn offline_java_8_and_python_3_7_are_planned_from_their_registries() {
+    let (p, specs) = real(OFFLINE);
+    let java8 =
+        SpecEntry { java: Some("8".into()), ..SpecEntry::new("java", "mvn test", RunnerId::named("maven").unwrap()) };
+    let images = plan_for(&p, &specs, &java8, None);
+    assert_eq!(images.base.unavailable, None);
+    let d = &images.base.dockerfile;
+    assert!(d.contains("\nFROM verdict-os:trixie\n"), "sid's JDK goes on trixie: {d}");
+    assert!(d.contains("openjdk-$major-jdk-headless/unstable") && d.contains("echo '8'"), "{d}");
+    assert!(!d.contains("openjdk-8-jdk-headless "), "not a trixie package: {d}");
+    assert!(d.contains("java 8 was asked for (debian-sid)"), "the version is checked: {d}");
+
+    let py37 = SpecEntry {
+        python: Some("3.7".into()),
+        ..SpecEntry::new("python", "pytest", RunnerId::named("pytest").unwrap())
+    };
+    let images = plan_for(&p, &specs, &py37, None);
+    let d = &images.base.dockerfile;
+    assert_eq!(images.helpers.len(), 1, "the default Java base fetches");
+    assert!(d.contains(&format!("FROM {} AS verdict-maven-central-cpython", images.helpers[0].tag)), "{d}");
+    assert!(d.contains("case \"3.7\" in") && d.contains("\nFROM verdict-os:bookworm\n"), "{d}");
+    assert!(!d.contains("python3-venv"), "no Debian Python in the image: {d}");
 }
 
 #[test]

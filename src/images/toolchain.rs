@@ -85,6 +85,10 @@ pub struct PortableProvider {
     /// When set, a request must name this many parts (Maven Central takes no version ranges).
     #[serde(default)]
     pub parts: Option<usize>,
+    /// The Debian suites it installs on (its packages need that suite's libraries); empty: any
+    /// suite, and official images too.
+    #[serde(default)]
+    pub suites: Vec<String>,
 }
 
 impl PortableProvider {
@@ -92,6 +96,11 @@ impl PortableProvider {
     pub fn supplies(&self, tool: &str, version: &str) -> bool {
         let whole = self.parts.is_none_or(|n| parts(version).is_some_and(|p| p.len() == n));
         whole && families(self, tool).iter().any(|f| in_family(f, version))
+    }
+
+    /// Whether it installs on `suite` (`None`: an official image's distribution).
+    pub fn installs_on(&self, suite: Option<&str>) -> bool {
+        self.suites.is_empty() || suite.is_some_and(|s| self.suites.iter().any(|x| x == s))
     }
 }
 
@@ -235,6 +244,15 @@ impl Catalog {
                 return Err(format!("suite_order names {suite:?}, which has no [suites.{suite}] table"));
             }
         }
+        for (name, provider) in &self.providers {
+            for suite in &provider.suites {
+                if !self.suites.contains_key(suite) {
+                    return Err(format!(
+                        "[providers.{name}] suites names {suite:?}, which has no [suites.{suite}] table"
+                    ));
+                }
+            }
+        }
         for (tool, info) in &self.tools {
             for name in &info.offline {
                 if name != "suite" && !self.providers.get(name).is_some_and(|p| p.tools.contains(tool)) {
@@ -275,7 +293,8 @@ impl Catalog {
         }
         for (name, p) in self.portable_for(tool) {
             let whole = p.parts.map(|n| format!(" (full {n}-part versions)")).unwrap_or_default();
-            known.push(format!("{name} has {}{whole}", span(families(p, tool))));
+            let on = if p.suites.is_empty() { String::new() } else { format!(" on {}", p.suites.join(", ")) };
+            known.push(format!("{name} has {}{whole}{on}", span(families(p, tool))));
         }
         if let Some(image) = self.tools.get(tool).and_then(|i| i.image.as_ref().map(|im| (im, &i.image_versions))) {
             known.push(format!("official images {} exist for {}", image.0, span(image.1)));
@@ -317,8 +336,11 @@ fn families<'a>(p: &'a PortableProvider, tool: &str) -> &'a [String] {
 }
 
 /// `3.5 … 3.14` for a list of families.
+/// The versions of a list, each named when there are three or fewer ("3.7, 3.10" must not read
+/// as 3.7 to 3.10), else the first and the last.
 fn span(families: &[String]) -> String {
     match (families.first(), families.last()) {
+        _ if families.len() > 1 && families.len() <= 3 => families.join(", "),
         (Some(a), Some(b)) if a != b => format!("{a} … {b}"),
         (Some(a), _) => a.clone(),
         _ => "nothing".into(),
@@ -410,7 +432,7 @@ fn offline_provider(
                 return Some(Provider::Suite(suite.to_string()));
             }
         } else if let Some(p) = catalog.providers.get(name) {
-            if p.supplies(tool, version) {
+            if p.supplies(tool, version) && p.installs_on(Some(suite)) {
                 return Some(Provider::Portable(name.clone()));
             }
         }
@@ -433,12 +455,9 @@ fn on_image(
         let provider = if tool == main {
             Provider::Image(image.to_string())
         } else if let Some(v) = &version {
-            let portable = catalog
-                .tools
-                .get(tool)?
-                .offline
-                .iter()
-                .find(|name| catalog.providers.get(*name).is_some_and(|p| p.supplies(tool, v)))?;
+            let portable = catalog.tools.get(tool)?.offline.iter().find(|name| {
+                catalog.providers.get(*name).is_some_and(|p| p.supplies(tool, v) && p.installs_on(None))
+            })?;
             Provider::Portable(portable.clone())
         } else {
             Provider::Suite(image.to_string())

@@ -117,6 +117,46 @@ fn offline_java_and_maven_pick_one_suite_for_both() {
 }
 
 #[test]
+fn offline_python_3_7_and_3_10_come_from_maven_central_on_the_default_suite() {
+    let c = catalog();
+    let py = tools(&["python"]);
+    for version in ["3.7", "3.10", "3.7.9", "3.10.8"] {
+        let plan = select(&c, &req(&[("python", version)]), &py, OFFLINE).unwrap();
+        assert_eq!(plan.os, OsSource::Suite("bookworm".into()), "python {version}");
+        assert_eq!(provider(&plan, "python"), portable("maven-central-cpython"), "python {version}");
+    }
+    // The suites still come first for what they ship; 3.8 has no provider here.
+    let plan = select(&c, &req(&[("python", "3.9")]), &py, OFFLINE).unwrap();
+    assert_eq!(provider(&plan, "python"), suite("bullseye"));
+    let err = select(&c, &req(&[("python", "3.8")]), &py, OFFLINE).unwrap_err();
+    assert!(err.message.contains("maven-central-cpython has 3.7, 3.10;"), "no range that reads as holding 3.8: {err}");
+}
+
+#[test]
+fn offline_java_8_comes_from_debian_sid_on_trixie_only() {
+    let c = catalog();
+    let java = tools(&["java", "maven"]);
+    let plan = select(&c, &req(&[("java", "8")]), &java, OFFLINE).unwrap();
+    assert_eq!(plan.os, OsSource::Suite("trixie".into()), "sid's JDK needs trixie's libc");
+    assert_eq!(provider(&plan, "java"), portable("debian-sid"));
+    assert_eq!(provider(&plan, "maven"), suite("trixie"));
+    let plan = select(&c, &req(&[("java", "8"), ("maven", "3.9.4")]), &java, OFFLINE).unwrap();
+    assert_eq!(
+        (provider(&plan, "java"), provider(&plan, "maven")),
+        (portable("debian-sid"), portable("maven-central"))
+    );
+
+    // A provider bound to suites never goes on an official image: Java 8 beside Python 3.9 has
+    // no image to go on and no suite with both.
+    let err = select(&c, &req(&[("python", "3.9"), ("java", "8")]), &tools(&["python"]), REGISTRY).unwrap_err();
+    assert!(err.message.contains("python 3.9 + java 8"), "{err}");
+    assert!(c.providers["debian-sid"].installs_on(Some("trixie")));
+    assert!(!c.providers["debian-sid"].installs_on(Some("bookworm")));
+    assert!(!c.providers["debian-sid"].installs_on(None));
+    assert!(c.providers["npm-registry"].installs_on(None));
+}
+
+#[test]
 fn go_and_rust_come_from_their_own_registries() {
     let c = catalog();
     let plan = select(&c, &req(&[("go", "1.21")]), &tools(&["go"]), OFFLINE).unwrap();
@@ -132,11 +172,12 @@ fn go_and_rust_come_from_their_own_registries() {
 #[test]
 fn a_version_nobody_can_supply_here_names_the_version_and_the_ways_tried() {
     let c = catalog();
-    let err = select(&c, &req(&[("java", "8")]), &tools(&["java", "maven"]), OFFLINE).unwrap_err();
-    assert!(err.message.contains("java 8"), "{err}");
+    let err = select(&c, &req(&[("java", "19")]), &tools(&["java", "maven"]), OFFLINE).unwrap_err();
+    assert!(err.message.contains("java 19"), "{err}");
     assert!(err.message.contains("no container registry answered"), "{err}");
     assert!(err.message.contains("Debian ships 17.0.19 (bookworm), 11.0.24, 17.0.12 (bullseye)"), "{err}");
     assert!(err.message.contains("eclipse-temurin:{version}-jdk"), "{err}");
+    assert!(err.message.contains("debian-sid has 8 on trixie"), "{err}");
 
     // Each alone is fine, together no suite has both.
     let err = select(&c, &req(&[("python", "3.13"), ("java", "11")]), &tools(&["python"]), OFFLINE).unwrap_err();
