@@ -7,7 +7,8 @@
 //!
 //! The entry point is [`parse`]. The id form each runner produces is documented in its module:
 //! [`pytest`] (`path::Class::test[params]`), [`jest`] (`file > describe > … > title`),
-//! [`mocha`] (`file > fullTitle`) and [`maven`] (`com.x.FooTest.testBar`). Shared pieces:
+//! [`mocha`] (`file > fullTitle`), [`maven`] (`com.x.FooTest.testBar`) and [`unittest`]
+//! (`test_x (app.tests.FooTests)`, Python's unittest and Django's runner). Shared pieces:
 //! [`ansi`] strips colour codes, [`junit`] streams JUnit-style XML, and `combine` reconciles a
 //! structured report with the console.
 
@@ -25,6 +26,7 @@ pub mod mocha;
 pub mod pytest;
 #[cfg(test)]
 mod tests;
+pub mod unittest;
 
 /// The repository root inside the evaluation container. Absolute paths under it are made
 /// relative; other paths are kept as written.
@@ -63,6 +65,7 @@ pub enum ParserKind {
     Jest,
     Mocha,
     Maven,
+    Unittest,
 }
 
 /// Where a parser read its statuses from.
@@ -162,6 +165,7 @@ pub fn parse(kind: ParserKind, console: &str, structured: &[StructuredReport]) -
         ParserKind::Jest => jest::parse(console, structured),
         ParserKind::Mocha => mocha::parse(console, structured),
         ParserKind::Maven => maven::parse(console, structured),
+        ParserKind::Unittest => unittest::parse(console, structured),
     }
 }
 

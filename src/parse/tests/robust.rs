@@ -7,7 +7,8 @@ use rand::{Rng, SeedableRng};
 use super::*;
 use crate::parse::ParseError;
 
-const KINDS: [ParserKind; 4] = [ParserKind::Pytest, ParserKind::Jest, ParserKind::Mocha, ParserKind::Maven];
+const KINDS: [ParserKind; 5] =
+    [ParserKind::Pytest, ParserKind::Jest, ParserKind::Mocha, ParserKind::Maven, ParserKind::Unittest];
 
 /// Each runner's fixture console and its structured report file(s).
 fn samples() -> Vec<(ParserKind, String, Vec<StructuredReport>)> {
@@ -20,6 +21,8 @@ fn samples() -> Vec<(ParserKind, String, Vec<StructuredReport>)> {
         (ParserKind::Mocha, console("mocha/json_stdout/console.txt"), vec![]),
         (ParserKind::Maven, console("maven/junit5_surefire3/console.txt"), surefire_reports("maven/junit5_surefire3")),
         (ParserKind::Maven, console("maven/junit4_surefire2/console.txt"), surefire_reports("maven/junit4_surefire2")),
+        (ParserKind::Unittest, console("unittest/py3.9/console.txt"), vec![]),
+        (ParserKind::Unittest, console("unittest/django/console.txt"), vec![]),
     ]
 }
 

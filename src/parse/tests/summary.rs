@@ -15,6 +15,7 @@ fn every_fixture() -> Vec<(String, ParserKind, String, Vec<StructuredReport>)> {
         ("jest", ParserKind::Jest),
         ("mocha", ParserKind::Mocha),
         ("maven", ParserKind::Maven),
+        ("unittest", ParserKind::Unittest),
     ];
     for (runner, kind) in kinds {
         for case in std::fs::read_dir(fixture(runner)).unwrap().flatten().map(|e| e.path()) {
