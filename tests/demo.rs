@@ -43,6 +43,13 @@ pub const EXPECTED: &[(&str, &str, Option<&str>, bool, &str)] = &[
     ("verdict-demo__junit5geo-3", "patch_apply_failed", None, false, ""),
     ("verdict-demo__junit5geo-4", "unresolved", Some("git_apply"), false, "test"),
     ("verdict-demo__junit5geo-5", "resolved_full", Some("git_apply"), false, "class"),
+    // Candidates that try to fool the grader (pytest, jest); see harness/demo/README.md
+    ("verdict-demo__guardpy-1", "unresolved", Some("git_apply"), false, "test"),
+    ("verdict-demo__guardpy-2", "unresolved", Some("git_apply"), true, "test"),
+    ("verdict-demo__guardpy-3", "resolved_flagged", Some("git_apply"), true, "test"),
+    ("verdict-demo__guardpy-4", "resolved_full", Some("git_apply"), false, "test"),
+    ("verdict-demo__guardjs-1", "unresolved", Some("git_apply"), true, "test"),
+    ("verdict-demo__guardjs-2", "resolved_flagged", Some("git_apply"), true, "test"),
 ];
 
 /// The table above, the fixtures' own `expected` notes and the generated dataset agree: every
@@ -89,7 +96,7 @@ fn demo_outcomes_from_real_containers() {
         let flags = report["flags"].as_array().map(|f| f.len()).unwrap_or(0);
         assert_eq!(flags > 0, *flagged, "{id} flags: {}", report["flags"]);
         assert!(dir.join("patch.diff").exists(), "{id}");
-        if ["resolved_full", "resolved_partial", "unresolved"].contains(outcome) {
+        if ["resolved_full", "resolved_flagged", "resolved_partial", "unresolved"].contains(outcome) {
             for file in ["eval.sh", "test_output.txt", "output.txt"] {
                 assert!(dir.join(file).exists(), "{id}: {file}");
             }

@@ -296,8 +296,8 @@ fn an_engine_lost_mid_run_pauses_the_run_and_it_resumes() {
 /// pycalc-1's gold patch with `extra` (indented for the body of `median`) run on its first call.
 fn pycalc_gold_with(extra: &[&str]) -> String {
     let gold = demo_instance("verdict-demo__pycalc-1")["patch"].as_str().unwrap().to_string();
-    let mut lines = vec!["+    import os".to_string(), "+    if not os.environ.get(\"VERDICT_FIXTURE_RAN\"):".into()];
-    lines.push("+        os.environ[\"VERDICT_FIXTURE_RAN\"] = \"1\"".into());
+    let mut lines = vec!["+    import os".to_string(), "+    if not os.environ.get(\"PYCALC_FIXTURE_RAN\"):".into()];
+    lines.push("+        os.environ[\"PYCALC_FIXTURE_RAN\"] = \"1\"".into());
     lines.extend(extra.iter().map(|l| format!("+        {l}")));
     let added = lines.len();
     let patched =

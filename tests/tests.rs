@@ -10,6 +10,7 @@ mod demo;
 mod docker_input;
 mod engines;
 mod faults;
+mod guard;
 mod specs;
 mod swarm;
 mod toolchains;

@@ -179,7 +179,8 @@ def build_repo(src_dir, repos_out, scratch):
     repo = Repo(work, env)
     repo.git("init", "-q", "-b", "main")
     copy_tree(base, work)
-    repo.git("add", "-A")
+    # --force: a fixture may track a file its own .gitignore matches (real repositories do).
+    repo.git("add", "-A", "--force")
     repo.git("commit", "-q", "--no-verify", "-m", f"{repo_name}: base")
     base_commit = repo.git("rev-parse", "HEAD").strip()
     bundle = scratch / f"{slug}.bundle"

@@ -140,6 +140,7 @@ pub async fn open(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) 
         }
     };
     ensure_writable(&run.images.logs)?;
+    run.clock.check(&loaded.instances).map_err(|e| Error::bad_input(format!("{}: {e}", loaded.path.display())))?;
     let engine = connect().await?;
     let session = Session::open(engine.clone(), &folder, run_id, &choice).await?;
     let (builder, planner) = builder(&engine, loaded, &run.images, no_cache, session.scope.labels()).await?;
@@ -152,6 +153,7 @@ pub async fn open(loaded: &Loaded, run: &RunArgs, run_id: &str, no_cache: bool) 
         timeout_override: run.timeout,
         max_output: (run.max_output * 1024.0 * 1024.0) as usize,
         run_id: run_id.to_string(),
+        clock: run.clock,
         rules: run.grading.rules(),
     };
     let scheduler = session.scheduler(workers(run), Duration::from_secs(run.engine_wait));

@@ -67,13 +67,13 @@ pub async fn run(args: EvaluateArgs) -> Result<i32> {
         let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
         let facts = super::common::facts(&loaded);
         let mut summary = report::summarize(&ids, &reports, &facts);
-        summary.localization = crate::run::evaluation::localization_summary(&reports);
+        summary.localization = report::localization::aggregate(&reports);
         summary.verdict_cost.wall_secs = started.elapsed().as_secs_f64();
         let path = logs.join(run::safe_component(&run_id)).join(run::safe_component(&model)).join("summary.json");
         common::write_json(&path, &summary)?;
         println!("model: {model}\n{}", report::render_table(&summary));
-        if let Some(aggregate) = summary.localization.as_ref().and_then(|v| serde_json::from_value(v.clone()).ok()) {
-            println!("{}", report::render_localization(&aggregate));
+        if let Some(aggregate) = &summary.localization {
+            println!("{}", report::render_localization(aggregate));
         }
         println!("summary: {}", path.display());
         if reports.iter().any(|r| matches!(r.outcome, Outcome::BuildFailed | Outcome::InfraError)) {

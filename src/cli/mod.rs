@@ -96,6 +96,11 @@ pub struct RunArgs {
     /// Process limit of an evaluation container.
     #[arg(long, default_value_t = 2048, value_name = "N", value_parser = positive::<i64>)]
     pub pids: i64,
+    /// The clock the tests see: `real`, `created_at` (each instance's), or a date
+    /// (`2019-11-28`, noon UTC; `2019-11-28T10:00:00Z`). A pinned clock starts at that instant
+    /// and runs on; use the same one for validate and evaluate.
+    #[arg(long, default_value = "real", value_name = "real|created_at|DATE")]
+    pub clock: crate::run::clock::ClockSetting,
     /// Output kept of one evaluation, in MiB: beyond it, the middle of the output is left out
     /// of output.txt and the console parse (with a note); structured reports are not affected.
     #[arg(long, default_value_t = crate::run::output::DEFAULT_LIMIT_MIB as f64, value_name = "MIB", value_parser = positive_f64)]

@@ -85,7 +85,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         any = true;
         reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
         let mut summary = report::summarize(&ids, &reports, &facts);
-        summary.localization = crate::run::evaluation::localization_summary(&reports);
+        summary.localization = crate::report::localization::aggregate(&reports);
         common::write_json(&model_dir.join("summary.json"), &summary)?;
         let model = model_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         println!("model: {model}\n{}", report::render_table(&summary));
@@ -138,8 +138,9 @@ fn regrade(
         .collect();
     let mut raw = report.run.clone().unwrap_or_else(|| recorded_before_facts(report));
     raw.parsed = Some(parse::parse(entry.log_parser, &console, &structured).map_err(|e| e.to_string()));
-    let decided = decide::evaluation(expected(instance), &raw, rules);
+    let decided = decide::flagged(decide::evaluation(expected(instance), &raw, rules), &report.suspicious);
     report.decided(decided);
+    report.rules = *rules;
     report.run = Some(raw);
 }
 
@@ -155,6 +156,7 @@ fn recorded_before_facts(report: &InstanceReport) -> RawOutcome {
             tests_started: true,
             exit_code: report.exit_code,
             finished: true,
+            clock_unavailable: false,
         },
         job: JobFacts { container_exit_code: Some(0), wall_secs: report.timing.wall_secs, ..Default::default() },
     };

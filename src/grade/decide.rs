@@ -15,7 +15,8 @@
 //!    tests were killed for memory;
 //! 7. the test command exited 124 or 137 (what `timeout` gives) once the timeout had run out:
 //!    timeout;
-//! 8. the tests never started: the script stopped before them (infrastructure);
+//! 8. the tests never started: a pinned clock without libfaketime in the image, or the script
+//!    stopped before them (infrastructure);
 //! 9. the tests started but no exit code was recorded: the container stopped under the tests;
 //! 10. otherwise the tests ran, and their parsed output is graded.
 //!
@@ -35,10 +36,13 @@
 //!   but downgraded: …"), and a run that stopped part-way ([`ParsedTests::incomplete`]) is
 //!   never resolved either (`unresolved`, with why). The reason of a graded outcome says how
 //!   many tests of each list pass and names those that do not.
+//! - Then [`flagged`]: a `resolved_full` candidate that carries suspicions (the report's
+//!   `suspicious`: code that reaches into the test framework, a runner configuration that
+//!   could not be reset) is `resolved_flagged`, counted apart from the resolve rate.
 
 use super::facts::{ApplyStep, Execution, JobFacts, RawOutcome};
 use super::outcome::{Drift, Outcome, ValidationStatus};
-use super::{derive_lists_with, granularity, integrity, Derived, Grade, ListName, Rules};
+use super::{derive_lists_with, granularity, integrity, Derived, Grade, ListName, Rules, Suspicion};
 use crate::parse::{ParsedTests, ResultSource};
 
 /// An instance's expected lists.
@@ -112,6 +116,12 @@ pub fn classify(raw: &RawOutcome) -> RunClass<'_> {
     }
     if matches!(script.exit_code, Some(124) | Some(137)) && ran_out_of_time {
         return RunClass::Timeout { secs: raw.limits.timeout_secs };
+    }
+    if script.clock_unavailable {
+        return RunClass::Infra {
+            reason: "--clock needs libfaketime in the image (Debian's faketime package, in the language's apt list)"
+                .into(),
+        };
     }
     if !script.tests_started {
         return RunClass::Infra { reason: crash_reason(job, "before the test command finished") };
@@ -205,6 +215,22 @@ pub fn evaluation(expected: Expected<'_>, raw: &RawOutcome, rules: &Rules) -> Ev
             None => Evaluation::ended(Outcome::Unresolved, no_result_reason(exit_code, "nothing was parsed")),
         },
     }
+}
+
+/// A flagged candidate is never published as a resolution without a look: an evaluation that
+/// would be `resolved_full` while the candidate carries any [`Suspicion`] (its code reaches into
+/// the test framework, or its runner configuration could not be reset) is `resolved_flagged`,
+/// and its reason names the suspicions. Every other outcome is left as it is.
+pub fn flagged(mut decided: Evaluation, suspicious: &[Suspicion]) -> Evaluation {
+    if decided.outcome == Outcome::ResolvedFull && !suspicious.is_empty() {
+        decided.outcome = Outcome::ResolvedFlagged;
+        let how = decided.reason.take().unwrap_or_default();
+        decided.reason = Some(format!(
+            "{how}, but the patch is flagged ({}): not counted as resolved until someone has looked",
+            super::suspicious::names(suspicious).join(", ")
+        ));
+    }
+    decided
 }
 
 /// Grades a parsed run: the integrity checks, the grade, the outcome and its reason (see the

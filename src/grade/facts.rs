@@ -79,6 +79,29 @@ pub struct ScriptFacts {
     pub exit_code: Option<i64>,
     /// The script's last line (`END`) was seen.
     pub finished: bool,
+    /// A pinned clock was asked for and the image has no libfaketime (`CLOCK unavailable`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub clock_unavailable: bool,
+}
+
+/// What the eval script did to keep the candidate away from the runner, for the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Guard {
+    pub path: String,
+    pub kind: GuardKind,
+    /// What was done and why, in words.
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GuardKind {
+    /// The runner's parts of the file went back to the base commit.
+    ConfigReset,
+    /// They could not: the runner was started with its base configuration instead.
+    ConfigFallback,
+    /// A path git does not track (an installed file) was put back as the image had it.
+    Kept,
 }
 
 /// What the execution backend saw of the job.
@@ -141,6 +164,10 @@ pub struct RawOutcome {
     /// The cluster node the job ran on (Swarm backend).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
+    /// What the eval script did to keep the candidate away from the runner (runner
+    /// configuration reset or fallen back, untracked paths put back).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guards: Vec<Guard>,
     /// What the execution backend noticed (output left out past `--max-output`, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -172,6 +199,7 @@ impl RawOutcome {
             image_bytes: None,
             files: Vec::new(),
             node: None,
+            guards: Vec::new(),
             notes: Vec::new(),
             toolchains: Vec::new(),
             parsed: None,

@@ -32,12 +32,16 @@ pub mod facts;
 pub mod granularity;
 pub mod integrity;
 pub mod outcome;
+pub mod suspicious;
 
 pub use derive::{derive_lists, derive_lists_with, Derived, FlakyTest};
-pub use facts::{ApplyStep, Execution, JobFacts, RawOutcome, RunLimits, ScriptFacts, ToolchainRecord};
+pub use facts::{
+    ApplyStep, Execution, Guard, GuardKind, JobFacts, RawOutcome, RunLimits, ScriptFacts, ToolchainRecord,
+};
 pub use granularity::{CoarseMatch, Granularity};
 pub use integrity::check_exit_code;
 pub use outcome::{Drift, Outcome, ValidationStatus};
+pub use suspicious::Suspicion;
 
 use serde::{Deserialize, Serialize};
 

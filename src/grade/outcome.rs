@@ -13,6 +13,10 @@ use super::{ListName, Resolution};
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     ResolvedFull,
+    /// Every FAIL_TO_PASS and PASS_TO_PASS test passes, but the candidate carries suspicions
+    /// (the report's `suspicious`): not counted as resolved until someone has looked
+    /// ([`flagged`](super::decide::flagged)).
+    ResolvedFlagged,
     ResolvedPartial,
     Unresolved,
     PatchApplyFailed,
@@ -23,8 +27,9 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 8] = [
+    pub const ALL: [Outcome; 9] = [
         Outcome::ResolvedFull,
+        Outcome::ResolvedFlagged,
         Outcome::ResolvedPartial,
         Outcome::Unresolved,
         Outcome::PatchApplyFailed,
@@ -36,7 +41,10 @@ impl Outcome {
 
     /// A test run produced gradable output (SWE-bench's "completed").
     pub fn is_completed(self) -> bool {
-        matches!(self, Outcome::ResolvedFull | Outcome::ResolvedPartial | Outcome::Unresolved)
+        matches!(
+            self,
+            Outcome::ResolvedFull | Outcome::ResolvedFlagged | Outcome::ResolvedPartial | Outcome::Unresolved
+        )
     }
 
     /// Counted among SWE-bench's `error_instances` (it counts apply failures as errors too).
@@ -47,6 +55,7 @@ impl Outcome {
     pub fn name(self) -> &'static str {
         match self {
             Outcome::ResolvedFull => "resolved_full",
+            Outcome::ResolvedFlagged => "resolved_flagged",
             Outcome::ResolvedPartial => "resolved_partial",
             Outcome::Unresolved => "unresolved",
             Outcome::PatchApplyFailed => "patch_apply_failed",

@@ -23,7 +23,7 @@ use futures_util::StreamExt;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::OnceCell;
 
-use super::context::build_context;
+use super::context::{build_context, ContextFile};
 use super::toolchain::{parse_toolchains_tsv, InstalledTool, OsSource};
 use super::{InstanceImages, Layer, LayerKind, OsNeed};
 use crate::dataset::repo::RepoStore;
@@ -360,6 +360,11 @@ impl Builder {
             .map_err(|e| missing(e.to_string()))
     }
 
+    /// Where the builder reads repositories from.
+    pub fn repos(&self) -> &RepoStore {
+        &self.repos
+    }
+
     /// Builds (or reuses) the layers of an instance, in order (helpers, base, env, instance).
     /// The instance layer's facts are returned; the first failing layer ends the chain.
     pub async fn ensure(&self, images: &InstanceImages) -> Result<BuiltImage, ImageError> {
@@ -408,19 +413,30 @@ impl Builder {
             message,
             log: log.map(Path::to_path_buf),
         };
+        let mut files = layer.files.clone();
         let snapshot = match &layer.snapshot {
             Some(s) => {
                 let repos = self.repos.clone();
                 let (repo, commit) = (s.repo.clone(), s.commit.clone());
-                match tokio::task::spawn_blocking(move || repos.archive(&repo, &commit)).await {
-                    Ok(Ok(tar)) => Some(tar),
+                let read = tokio::task::spawn_blocking(move || {
+                    Ok::<_, crate::dataset::repo::RepoError>((
+                        repos.archive(&repo, &commit)?,
+                        repos.tree_listing(&repo, &commit)?,
+                    ))
+                });
+                match read.await {
+                    Ok(Ok((tar, listing))) => {
+                        // What /testbed must hold: the Dockerfile compares it with its own git tree.
+                        files.push(ContextFile::new("tree.txt", listing));
+                        Some(tar)
+                    }
                     Ok(Err(e)) => return Ok(Err(fail(e.to_string(), None))),
                     Err(e) => return Ok(Err(fail(format!("snapshot task failed: {e}"), None))),
                 }
             }
             None => None,
         };
-        let context = match build_context(&layer.dockerfile, &layer.files, snapshot.as_deref()) {
+        let context = match build_context(&layer.dockerfile, &files, snapshot.as_deref()) {
             Ok(context) => context,
             Err(e) => return Ok(Err(fail(e.to_string(), None))),
         };

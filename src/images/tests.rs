@@ -129,7 +129,7 @@ fn the_default_toolchain_is_the_default_suite_and_is_recorded() {
     let images = plan_for(&p, &specs, &entry(), Some("1.0"));
     let base = &images.base;
     assert!(base.dockerfile.contains("\nFROM verdict-os:bookworm\n"), "{}", base.dockerfile);
-    assert!(base.dockerfile.contains("git patch python3 python3-venv libxml2"), "{}", base.dockerfile);
+    assert!(base.dockerfile.contains("git patch python3 python3-venv faketime libxml2"), "{}", base.dockerfile);
     assert!(base.dockerfile.contains("/verdict/toolchains.tsv"), "the installed version is recorded");
     assert!(base.tag.starts_with("verdict-base-python:"), "{}", base.tag);
     assert!(images.helpers.is_empty());

@@ -22,12 +22,16 @@
 //!   lines, or added lines that no context line follows, come after it (as `patch` writes
 //!   them).
 //!
-//! Not modelled: `patch`'s guess that a patch is reversed (`--batch` assumes `-R` when the
-//! first hunk only applies reversed), `-l` whitespace leniency (verdict does not pass it),
-//! and `git apply --3way` merges.
+//! - when the first hunk of a file matches nowhere at some fuzz level but its reverse (added
+//!   and removed lines swapped) matches at that level, `patch --batch` takes the whole file
+//!   section as reversed ("Reversed (or previously applied) patch detected! Assuming -R.") and
+//!   applies every hunk of it reversed.
+//!
+//! Not modelled: `-l` whitespace leniency (verdict does not pass it) and `git apply --3way`
+//! merges.
 
 use super::apply::{stated_index, HunkMismatch, Placement};
-use super::patch::{Hunk, HunkLine};
+use crate::patch::{Hunk, HunkLine};
 
 /// GNU patch's default maximum fuzz (`patch` without `--fuzz`).
 pub const DEFAULT_MAX_FUZZ: usize = 2;
@@ -42,14 +46,7 @@ struct Pattern<'h> {
 
 impl<'h> Pattern<'h> {
     fn new(hunk: &Hunk<'h>) -> Self {
-        let lines: Vec<&[u8]> = hunk
-            .lines
-            .iter()
-            .filter_map(|l| match l {
-                HunkLine::Context(s) | HunkLine::Remove(s) => Some(*s),
-                HunkLine::Add(_) => None,
-            })
-            .collect();
+        let lines: Vec<&[u8]> = hunk.old_lines().collect();
         let leading = hunk.leading_context().min(lines.len()) as isize;
         let trailing = hunk.trailing_context().min(lines.len()) as isize;
         Pattern { lines, leading, trailing, context: leading.max(trailing) }
@@ -150,13 +147,23 @@ fn locate(
     None
 }
 
-/// Applies `hunks` to `pre` the way `patch --fuzz=max_fuzz` does and returns the post-image
-/// lines with where each hunk went.
+/// A file section applied as `patch` applies it.
+pub(crate) struct LenientApplied<'a> {
+    pub lines: Vec<&'a [u8]>,
+    pub placements: Vec<Placement>,
+    /// Whether `patch` took the section as reversed and applied every hunk undone.
+    pub reversed: bool,
+}
+
+/// Applies `hunks` to `pre` the way `patch --batch --fuzz=max_fuzz` does and returns the
+/// post-image lines with where each hunk went. `probe_reverse` lets a first hunk that matches
+/// nowhere be tried reversed, as `patch` does for a file it has not already taken as reversed.
 pub(crate) fn apply_hunks_lenient<'a>(
     pre: &[&'a [u8]],
     hunks: &[Hunk<'a>],
     max_fuzz: usize,
-) -> Result<(Vec<&'a [u8]>, Vec<Placement>), HunkMismatch> {
+    probe_reverse: bool,
+) -> Result<LenientApplied<'a>, HunkMismatch> {
     let n = pre.len() as isize;
     let mut out: Vec<&'a [u8]> = Vec::with_capacity(pre.len() + 16);
     let mut placements = Vec::with_capacity(hunks.len());
@@ -164,22 +171,49 @@ pub(crate) fn apply_hunks_lenient<'a>(
     let mut copied = 0usize;
     let mut offset = 0isize;
     let max_fuzz = isize::try_from(max_fuzz).unwrap_or(isize::MAX);
-    for (index, hunk) in hunks.iter().enumerate() {
-        let mismatch = |reason: String| HunkMismatch { hunk: index + 1, patch_line: hunk.patch_line, reason };
-        let pattern = Pattern::new(hunk);
-        let stated = stated_index(hunk);
+    // The section's hunks undone, once `patch` took the section as reversed.
+    let mut undone: Option<Vec<Hunk<'a>>> = None;
+    for index in 0..hunks.len() {
         let frozen = copied as isize;
-        let top_fuzz = max_fuzz.min(pattern.context);
-        let window_at = |fuzz: isize| Window {
+        let window_at = |pattern: &Pattern<'_>, stated: usize, fuzz: isize| Window {
             guess: stated as isize + offset,
             min: frozen,
             max: n - (pattern.len() - (fuzz + pattern.trailing - pattern.context)),
         };
-        let found = (0..=top_fuzz).find_map(|fuzz| {
-            locate(pre, &pattern, hunk.old_start, &window_at(fuzz), frozen, fuzz).map(|at| (at, fuzz))
-        });
-        let Some((at, fuzz)) = found else {
-            return Err(mismatch(not_found_reason(&pattern, hunk, &window_at(0), n, top_fuzz)));
+        let mut found = None;
+        {
+            let hunk = undone.as_ref().map_or(&hunks[index], |u| &u[index]);
+            let pattern = Pattern::new(hunk);
+            let stated = stated_index(hunk);
+            for fuzz in 0..=max_fuzz.min(pattern.context) {
+                if let Some(at) =
+                    locate(pre, &pattern, hunk.old_start, &window_at(&pattern, stated, fuzz), frozen, fuzz)
+                {
+                    found = Some((at, fuzz, false));
+                    break;
+                }
+                if index == 0 && probe_reverse {
+                    // "Reversed (or previously applied) patch detected! Assuming -R."
+                    let reverse = hunk.reversed();
+                    let pattern = Pattern::new(&reverse);
+                    let window = window_at(&pattern, stated_index(&reverse), fuzz);
+                    if let Some(at) = locate(pre, &pattern, reverse.old_start, &window, frozen, fuzz) {
+                        found = Some((at, fuzz, true));
+                        break;
+                    }
+                }
+            }
+        }
+        if matches!(found, Some((_, _, true))) {
+            undone = Some(hunks.iter().map(Hunk::reversed).collect());
+        }
+        let hunk = undone.as_ref().map_or(&hunks[index], |u| &u[index]);
+        let mismatch = |reason: String| HunkMismatch { hunk: index + 1, patch_line: hunk.patch_line, reason };
+        let pattern = Pattern::new(hunk);
+        let stated = stated_index(hunk);
+        let Some((at, fuzz, _)) = found else {
+            let top_fuzz = max_fuzz.min(pattern.context);
+            return Err(mismatch(not_found_reason(&pattern, hunk, &window_at(&pattern, stated, 0), n, top_fuzz)));
         };
 
         // Copy the file up to each change; context lines stay the file's own.
@@ -231,7 +265,7 @@ pub(crate) fn apply_hunks_lenient<'a>(
         });
     }
     emit(&mut out, &pre[copied..]);
-    Ok((out, placements))
+    Ok(LenientApplied { lines: out, placements, reversed: undone.is_some() })
 }
 
 /// Appends `lines`, first ending the output's last line when it lacks its `\n` (the file's last

@@ -11,10 +11,10 @@ use super::lenient::DEFAULT_MAX_FUZZ;
 use super::linediff::{diff_lines, Block};
 use super::outline::{Def, Outline};
 use super::parse::{Parsed, Parsers, PreImage};
-use super::patch::parse_patch;
 use super::rules::DefKind;
 use super::sections::{apply_chain, Working};
 use super::{FileNote, LocateError, PatchLocations, Snapshot};
+use crate::patch::Patch;
 
 /// Files larger than this are not parsed (file level only, with a note).
 pub(crate) const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
@@ -45,8 +45,7 @@ pub struct AppliedFile {
 /// `patch --fuzz=2` would), without any localization: the files it touches, in
 /// first-appearance order, with their post-images.
 pub fn apply_patch(patch: &str, base: &dyn Snapshot) -> Result<Vec<AppliedFile>, LocateError> {
-    let sections = parse_patch(patch)?;
-    let applied = apply_chain(&sections, base, &mut SnapshotCache::default(), DEFAULT_MAX_FUZZ)?;
+    let applied = apply_chain(&Patch::parse(patch), base, &mut SnapshotCache::default(), DEFAULT_MAX_FUZZ)?;
     Ok(applied
         .files
         .into_iter()
@@ -166,8 +165,7 @@ impl Localizer {
         base: &dyn Snapshot,
         cache: &mut SnapshotCache,
     ) -> Result<PatchLocations, LocateError> {
-        let sections = parse_patch(patch)?;
-        let applied = apply_chain(&sections, base, cache, self.max_fuzz)?;
+        let applied = apply_chain(&Patch::parse(patch), base, cache, self.max_fuzz)?;
         let mut collector = Collector::default();
         collector.out.applied_with = applied.applied_with();
         collector.out.notes.extend(applied.notes());

@@ -2,9 +2,9 @@
 //! touches, and how well a candidate's locations match the gold patch's.
 //!
 //! Both patches go through the same procedure ([`locate`]):
-//! 1. parse the patch (`patch`) and apply it to the base snapshot (`sections`) the way
-//!    verdict's apply chain does: exactly as `git apply` would (`apply`), else as
-//!    `patch --fuzz=N` would (`lenient`; N is [`DEFAULT_MAX_FUZZ`] unless the caller sets
+//! 1. read the patch ([`crate::patch`]) and apply it to the base snapshot (`sections`) the way
+//!    verdict's apply chain does: as `git apply` reads and applies it (`apply`), else as
+//!    `patch --fuzz=N` does (`lenient`; N is [`DEFAULT_MAX_FUZZ`] unless the caller sets
 //!    [`Localizer::with_max_fuzz`]). [`PatchLocations::applied_with`] and the notes record
 //!    whether hunks needed offsets or fuzz; a patch applied leniently counts as applied;
 //! 2. diff each file's pre-image against its post-image with fixed settings (`linediff`);
@@ -24,7 +24,6 @@ mod locate;
 mod metrics;
 mod outline;
 mod parse;
-mod patch;
 mod ranked;
 mod rules;
 mod score;
@@ -146,4 +145,15 @@ pub enum LocateError {
     DoesNotApply { path: String, reason: String },
     #[error("cannot read `{path}` from the base snapshot: {message}")]
     Snapshot { path: String, message: String },
+}
+
+impl From<crate::patch::PatchError> for LocateError {
+    fn from(e: crate::patch::PatchError) -> Self {
+        use crate::patch::PatchError;
+        match e {
+            PatchError::Parse { line, reason, .. } => LocateError::Parse { line, reason },
+            PatchError::Empty => LocateError::Empty,
+            PatchError::UnsafePath { path, reason } => LocateError::UnsafePath { path, reason },
+        }
+    }
 }

@@ -13,7 +13,9 @@
 //!   left-hand side; `const obj = { … }` and `key: { … }` → a naming scope (`obj.method`) that is
 //!   not a class. Decorators and `export` belong to the declaration.
 //! - Java: class, interface, enum, record, annotation type → class; method, constructor, compact
-//!   constructor → function. Overloads share one name. Annotations belong to the declaration.
+//!   constructor → function. Overloads share one name. Annotations belong to the declaration. A
+//!   field's initializer is a naming scope named after the field, so the methods of an anonymous
+//!   class that initializes a field are qualified by it (`TypeAdapters.DOUBLE.read`).
 //! - Go: `type T struct`/`type T interface` → class; `func f` → function; `func (r *T) m` →
 //!   function `T.m` whose class is `T`.
 //! - Rust: struct, enum, union, trait, and `impl T` / `impl Trait for T` → class `T`; `fn` →
@@ -101,7 +103,7 @@ pub(crate) fn classify<'t>(
     let mut found = match lang {
         Language::Python => python(node, src),
         Language::JavaScript | Language::TypeScript | Language::Tsx => js(node, parent, src),
-        Language::Java => java(node, src),
+        Language::Java => java(node, parent, src),
         Language::Go => go(node, src),
         Language::Rust => rust(node, src),
         Language::C | Language::Cpp => c_family(node, parent, src),
@@ -255,8 +257,12 @@ fn js<'t>(node: Node<'t>, parent: Option<Node<'t>>, src: &[u8]) -> Option<Found<
     }
 }
 
-fn java<'t>(node: Node<'t>, src: &[u8]) -> Option<Found<'t>> {
+fn java<'t>(node: Node<'t>, parent: Option<Node<'t>>, src: &[u8]) -> Option<Found<'t>> {
     match node.kind() {
+        "variable_declarator" if parent.is_some_and(|p| p.kind() == "field_declaration") => {
+            let value = node.child_by_field_name("value")?;
+            Some(def(DefKind::Scope, field_text(node, "name", src)?, node, Some(value)))
+        }
         "class_declaration"
         | "interface_declaration"
         | "enum_declaration"

@@ -1,7 +1,16 @@
-//! The localization aggregate as a terminal table: one row per level (file, class, function),
-//! over all valid instances, over those whose candidate applied, and per language.
+//! The localization aggregate of a run's reports, and as a terminal table: one row per level
+//! (file, class, function), over all valid instances, over those whose candidate applied, and
+//! per language.
 
-use crate::localize::{LevelAggregates, LocalizationAggregate};
+use super::InstanceReport;
+use crate::localize::{InstanceLocalization, LevelAggregates, LocalizationAggregate};
+
+/// The localization aggregate of a run's reports (those that carry per-instance scores), for
+/// the summary.
+pub fn aggregate(reports: &[InstanceReport]) -> Option<LocalizationAggregate> {
+    let instances: Vec<InstanceLocalization> = reports.iter().filter_map(|r| r.localization.clone()).collect();
+    (!instances.is_empty()).then(|| crate::localize::summarize(&instances))
+}
 
 /// The aggregate as a terminal table: one row per level, over all valid instances and over
 /// those whose candidate applied.

@@ -23,9 +23,11 @@ pub use crate::grade::Outcome;
 
 use crate::dataset::Cost;
 use crate::grade::decide::Evaluation;
+use crate::grade::Suspicion;
 use crate::grade::ToolchainRecord;
 use crate::grade::{ApplyStep, Grade, RawOutcome};
 use crate::parse::{Disagreement, ParsedTests, ResultSource, SummaryCounts, TestStatus};
+use crate::run::clock::Clock;
 
 /// How the candidate patch was applied.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,6 +109,11 @@ pub struct InstanceReport {
     /// Things a reader must know, e.g. `touches test files: tests/test_x.py, conftest.py`.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// Named reasons to look at the candidate before calling it resolved (its code reaches into
+    /// the test framework, or its runner configuration could not be reset); a candidate that
+    /// would be `resolved_full` with any of them is `resolved_flagged`.
+    #[serde(default)]
+    pub suspicious: Vec<Suspicion>,
     pub exit_code: Option<i64>,
     pub parse: Option<ParseInfo>,
     pub tests: Option<BTreeMap<String, TestStatus>>,
@@ -116,11 +123,19 @@ pub struct InstanceReport {
     pub integrity: Vec<String>,
     pub cost: Option<Cost>,
     pub timing: Timing,
+    /// The clock the tests saw (`--clock`).
+    #[serde(default)]
+    pub clock: Clock,
+    /// The grading rules the outcome was decided under (`--xpass`). A rerun under other rules
+    /// does not reuse the report; `verdict report` regrades under the rules it is given.
+    #[serde(default)]
+    pub rules: crate::grade::Rules,
     pub image_bytes: Option<u64>,
     /// The base image's toolchain: each tool's provider, requested and installed version.
     #[serde(default)]
     pub toolchains: Vec<ToolchainRecord>,
-    pub localization: Option<serde_json::Value>,
+    /// The candidate's localization scores against the gold patch.
+    pub localization: Option<crate::localize::InstanceLocalization>,
     pub logs: LogFiles,
     /// What the run did, as the decide stage read it (`verdict report` decides again from it).
     #[serde(default, skip_serializing_if = "Option::is_none")]

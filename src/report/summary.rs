@@ -13,6 +13,11 @@
 //! - resolved: `resolved_full` only, as SWE-bench's `resolved`. unresolved: the other
 //!   completed ones, so `resolved_partial` ids are in `unresolved_ids` and also listed in
 //!   `resolved_partial_ids`.
+//! - resolved_flagged: every listed test passed, but the candidate is suspicious (its code
+//!   reaches into the test framework, or its runner configuration could not be reset). Never in
+//!   `resolved_ids` or the resolve rate; counted among SWE-bench's unresolved and listed in
+//!   `resolved_flagged_ids`, so a reader sees them and nobody publishes them as resolutions
+//!   without a look.
 //! - empty_patch: `empty_patch`.
 //! - error: `patch_apply_failed`, `timeout`, `build_failed` and `infra_error` (SWE-bench
 //!   writes no report when a patch does not apply, so it counts those as errors too); each
@@ -90,7 +95,7 @@ impl InstanceFacts {
 
 /// The files a unified diff touches (post-image paths; pre-image paths for deletions).
 pub fn patch_files(patch: &str) -> BTreeSet<String> {
-    crate::dataset::patch::changed_files(patch).iter().map(|c| c.path().to_string()).collect()
+    crate::patch::changed_files(patch).iter().map(|c| c.path().to_string()).collect()
 }
 
 /// Images in an issue: a markdown or HTML image, a link to an image file or to GitHub's
@@ -119,6 +124,9 @@ pub struct Breakdown {
     pub submitted: usize,
     pub resolved: usize,
     pub resolved_partial: usize,
+    /// Would be resolved, but flagged as suspicious (not in `resolved` or the resolve rate).
+    #[serde(default)]
+    pub resolved_flagged: usize,
     pub empty_patch: usize,
     pub errors: usize,
     pub resolve_rate: Rate,
@@ -161,6 +169,9 @@ pub struct Summary {
     pub unresolved_ids: Vec<String>,
     pub error_ids: Vec<String>,
     pub resolved_partial_ids: Vec<String>,
+    /// Every listed test passed but the candidate is flagged as suspicious: not resolved.
+    #[serde(default)]
+    pub resolved_flagged_ids: Vec<String>,
     pub patch_apply_failed_ids: Vec<String>,
     pub timeout_ids: Vec<String>,
     pub build_failed_ids: Vec<String>,
@@ -182,7 +193,8 @@ pub struct Summary {
     pub by_patch_scope: BTreeMap<String, Breakdown>,
     /// `with_images` / `without_images` (instances with facts only).
     pub by_images: BTreeMap<String, Breakdown>,
-    pub localization: Option<serde_json::Value>,
+    /// The localization aggregate over the reports that carry scores.
+    pub localization: Option<crate::localize::LocalizationAggregate>,
     /// SWE-bench's summary schema version these fields follow.
     pub schema_version: u32,
 }
@@ -275,6 +287,7 @@ pub fn summarize(
         unresolved_ids,
         error_ids,
         resolved_partial_ids: with(Outcome::ResolvedPartial),
+        resolved_flagged_ids: with(Outcome::ResolvedFlagged),
         patch_apply_failed_ids: with(Outcome::PatchApplyFailed),
         timeout_ids: with(Outcome::Timeout),
         build_failed_ids: with(Outcome::BuildFailed),
@@ -306,6 +319,7 @@ fn breakdown(ids: &[&str], by_id: &BTreeMap<&str, &InstanceReport>) -> Breakdown
         submitted: reports.len(),
         resolved,
         resolved_partial: count(&|r| r.outcome == Outcome::ResolvedPartial),
+        resolved_flagged: count(&|r| r.outcome == Outcome::ResolvedFlagged),
         empty_patch: count(&|r| r.outcome == Outcome::EmptyPatch),
         errors: count(&|r| r.outcome.is_error()),
         resolve_rate: Rate::new(resolved, ids.len()),

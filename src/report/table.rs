@@ -45,6 +45,14 @@ pub fn render_table(summary: &Summary) -> String {
     let mut facts = vec![
         ("resolve rate", s.resolve_rate.to_string()),
         ("partially resolved", s.resolved_partial_ids.len().to_string()),
+        (
+            "resolved but flagged",
+            if s.resolved_flagged_ids.is_empty() {
+                "0".to_string()
+            } else {
+                format!("{} (not in the resolve rate; review them)", list(&s.resolved_flagged_ids))
+            },
+        ),
         ("apply rate (strict)", s.apply_rate_strict.to_string()),
         ("apply rate (lenient)", s.apply_rate_lenient.to_string()),
         ("mean cost", mean),

@@ -21,6 +21,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         environment: format!("image-of-{id}"),
         apply: ApplyInfo { step: applied.then_some(ApplyStep::GitApply), strict: applied, lenient: applied },
         flags: Vec::new(),
+        suspicious: Vec::new(),
         exit_code: None,
         parse: None,
         tests: None,
@@ -28,6 +29,8 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         integrity: Vec::new(),
         cost: None,
         timing: Timing { wall_secs: 2.0, cpu_secs: Some(1.5) },
+        clock: Default::default(),
+        rules: Default::default(),
         image_bytes: Some(1_000_000),
         toolchains: Vec::new(),
         localization: None,
@@ -122,6 +125,33 @@ fn summary_counts_follow_swe_bench() {
     assert_eq!(json["resolve_rate"], serde_json::json!({"value": 0.2, "numerator": 2, "denominator": 10}));
     let back: Summary = serde_json::from_value(json).unwrap();
     assert_eq!(back, s);
+}
+
+#[test]
+fn resolved_flagged_is_counted_apart_from_the_resolve_rate() {
+    let (total, mut reports) = sample();
+    reports[1].outcome = Outcome::ResolvedFlagged;
+    reports[1].suspicious.push(crate::grade::Suspicion {
+        name: "test_framework_import".into(),
+        path: "src/x.py".into(),
+        line: Some(1),
+        excerpt: "import _pytest".into(),
+    });
+    let s = summarize(&total, &reports, &BTreeMap::new());
+    assert_eq!(s.resolved_ids, ["a"]);
+    assert_eq!(s.resolved_flagged_ids, ["b"]);
+    assert_eq!(s.resolve_rate.to_string(), "10.0% (1/10)");
+    assert_eq!(s.completed_ids, ["a", "b", "c", "d"]);
+    assert_eq!(s.unresolved_ids, ["b", "c", "d"], "SWE-bench's fields never count it as resolved");
+    assert_eq!(s.outcomes[&Outcome::ResolvedFlagged], 1);
+    assert_eq!((s.by_language["java"].resolved, s.by_language["java"].resolved_flagged), (0, 1));
+    let table = render_table(&s);
+    assert!(table.lines().any(|l| l.split_whitespace().eq(["resolved_flagged", "1"])), "{table}");
+    assert!(table.contains("resolved but flagged  1: b (not in the resolve rate; review them)"), "{table}");
+    let json = serde_json::to_value(&reports[1]).unwrap();
+    assert_eq!(json["outcome"], "resolved_flagged");
+    assert_eq!(json["suspicious"][0]["name"], "test_framework_import");
+    assert_eq!(json["clock"], serde_json::json!({ "source": "real" }));
 }
 
 #[test]
@@ -228,6 +258,7 @@ fn outcome_names_and_resolution_mapping() {
         names,
         [
             "resolved_full",
+            "resolved_flagged",
             "resolved_partial",
             "unresolved",
             "patch_apply_failed",
@@ -312,4 +343,45 @@ fn image_bytes_count_each_instance_image_once() {
     let ids: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
     let s = summarize(&ids, &[a, b, c], &BTreeMap::new());
     assert_eq!(s.verdict_cost.image_bytes, 2_000_000, "a and b share one image");
+}
+
+#[test]
+fn localization_scores_are_typed_and_keep_their_json_shape() {
+    // The shape `report.json` has carried since localization scores were added, written before
+    // `applied_with` existed (it reads as `exact`).
+    let written = serde_json::json!({
+        "instance_id": "a",
+        "language": "python",
+        "gold": {"status": "located", "locations": {
+            "files": ["app/core.py"], "created_files": [], "classes": [], "added_classes": [],
+            "functions": ["app/core.py:helper"], "added_functions": []}},
+        "candidate": {"status": "not_applied", "error": "the patch does not apply to `app/core.py`: hunk 1"},
+        "scores": {"file": {"gold": 1, "predicted": 0, "correct": 0, "precision": 0.0, "recall": 0.0, "f1": 0.0,
+            "acc_at_1": 0.0, "acc_at_5": 0.0, "acc_at_10": 0.0, "hit_at_1": 0.0, "hit_at_5": 0.0, "hit_at_10": 0.0,
+            "recall_at_1": 0.0, "recall_at_5": 0.0, "recall_at_10": 0.0, "first_hit_rank": null, "reciprocal_rank": 0.0},
+            "class": null, "function": {"gold": 1, "predicted": 0, "correct": 0, "precision": 0.0, "recall": 0.0,
+            "f1": 0.0, "acc_at_1": 0.0, "acc_at_5": 0.0, "acc_at_10": 0.0, "hit_at_1": 0.0, "hit_at_5": 0.0,
+            "hit_at_10": 0.0, "recall_at_1": 0.0, "recall_at_5": 0.0, "recall_at_10": 0.0, "first_hit_rank": null, "reciprocal_rank": 0.0}}
+    });
+    let mut value = serde_json::to_value(report("a", Outcome::Unresolved, "python", "o/py")).unwrap();
+    value["localization"] = written.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    std::fs::write(&path, serde_json::to_vec(&value).unwrap()).unwrap();
+
+    let read = InstanceReport::read(&path).expect("an existing report reads");
+    let localization = read.localization.as_ref().expect("typed scores");
+    assert!(matches!(
+        &localization.gold,
+        crate::localize::GoldOutcome::Located { locations } if locations.applied_with == crate::localize::AppliedWith::Exact
+    ));
+    assert!(matches!(localization.candidate, crate::localize::CandidateOutcome::NotApplied { .. }));
+    let again = serde_json::to_value(&read).unwrap();
+    assert_eq!(again["localization"]["candidate"], written["candidate"]);
+    assert_eq!(again["localization"]["scores"], written["scores"]);
+    assert_eq!(again["localization"]["gold"]["locations"]["functions"], written["gold"]["locations"]["functions"]);
+
+    // The summary's aggregate is typed too and counts the candidate as not applied.
+    let aggregate = localization::aggregate(std::slice::from_ref(&read)).expect("aggregate");
+    assert_eq!((aggregate.valid, aggregate.candidates_not_applied), (1, 1));
 }

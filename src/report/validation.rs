@@ -23,6 +23,9 @@ pub struct ValidationReport {
     #[serde(default)]
     pub logs: Vec<String>,
     pub timing: Timing,
+    /// The clock the tests saw (`--clock`).
+    #[serde(default)]
+    pub clock: crate::run::clock::Clock,
     /// Things a reader must know (a test patch that yields no test argument, say).
     #[serde(default)]
     pub warnings: Vec<String>,

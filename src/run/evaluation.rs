@@ -8,6 +8,7 @@ use super::{execute, prepare, Context};
 use crate::dataset::repo::{GitSnapshot, RepoStore};
 use crate::dataset::{Instance, Prediction};
 use crate::grade::decide::{self, Expected};
+use crate::grade::{self, Guard, GuardKind, Suspicion};
 use crate::localize::{Candidate, InstanceLocalization, LocalizeItem, Localizer};
 use crate::report::{patch_sha256, ApplyInfo, InstanceReport, LogFiles, Outcome, Timing};
 
@@ -15,6 +16,22 @@ use crate::report::{patch_sha256, ApplyInfo, InstanceReport, LogFiles, Outcome, 
 /// tried again.
 fn reusable(outcome: Outcome) -> bool {
     !matches!(outcome, Outcome::BuildFailed | Outcome::InfraError)
+}
+
+/// Whether a finished report answers this evaluation again: same patch, environment, clock
+/// and grading rules, and an outcome worth keeping.
+fn still_holds(
+    previous: &InstanceReport,
+    sha: &str,
+    env_key: &str,
+    clock: &crate::run::clock::Clock,
+    rules: crate::grade::Rules,
+) -> bool {
+    previous.patch_sha256 == sha
+        && previous.environment == env_key
+        && previous.clock == *clock
+        && previous.rules == rules
+        && reusable(previous.outcome)
 }
 
 /// Evaluates one prediction and writes `dir/report.json`.
@@ -30,8 +47,9 @@ pub async fn evaluate_one(
     let sha = patch_sha256(&patch);
     let prepared = prepare(ctx, instance);
     let env_key = prepared.as_ref().map(|p| p.images.instance.tag.clone()).unwrap_or_default();
+    let clock = ctx.clock.for_instance(instance).unwrap_or_default();
     if let Ok(previous) = InstanceReport::read(&report_path) {
-        if previous.patch_sha256 == sha && previous.environment == env_key && reusable(previous.outcome) {
+        if still_holds(&previous, &sha, &env_key, &clock, ctx.rules) {
             return previous;
         }
     }
@@ -39,6 +57,8 @@ pub async fn evaluate_one(
     let _ = std::fs::write(dir.join("patch.diff"), &patch);
 
     let mut report = blank_report(instance, prediction);
+    report.clock = clock;
+    report.rules = ctx.rules;
     report.language = prepared.as_ref().map(|p| p.entry.language.clone()).unwrap_or_else(|_| "unknown".into());
     report.environment = env_key;
     // Reading the snapshot runs git: keep it off the async workers' toes.
@@ -64,6 +84,7 @@ pub async fn evaluate_one(
             touched.join(", ")
         ));
     }
+    flag_suspicious(&mut report, grade::suspicious::scan(&patch, &touched));
 
     if let Some(warning) =
         super::script::no_test_argument_warning(&prepared.entry, &prepared.language, &instance.test_patch)
@@ -71,14 +92,57 @@ pub async fn evaluate_one(
         report.flags.push(warning);
     }
     let raw = execute(ctx, &prepared, instance, Some(&patch), dir).await;
-    let decided = decide::evaluation(expected(instance), &raw, &ctx.rules);
+    flag_guards(&mut report, &raw.guards);
+    let decided = decide::flagged(decide::evaluation(expected(instance), &raw, &ctx.rules), &report.suspicious);
     report.record(raw, decided);
     finish(report, &report_path)
 }
 
+/// Records the detector's suspicions, with one flag that names them.
+fn flag_suspicious(report: &mut InstanceReport, found: Vec<Suspicion>) {
+    if found.is_empty() {
+        return;
+    }
+    const SHOWN: usize = 5;
+    let mut text: Vec<String> = found.iter().take(SHOWN).map(|s| s.to_string()).collect();
+    if found.len() > SHOWN {
+        text.push(format!("and {} more", found.len() - SHOWN));
+    }
+    report.flags.push(format!("the patch's code reaches into the test framework: {}", text.join("; ")));
+    report.suspicious.extend(found);
+}
+
+/// Records what the eval script did to keep the candidate away from the runner: resets and
+/// kept files are flags; a configuration that could not be reset is also a suspicion
+/// (`runner_config_not_reset`).
+fn flag_guards(report: &mut InstanceReport, guards: &[Guard]) {
+    for guard in guards {
+        match guard.kind {
+            GuardKind::ConfigReset => report
+                .flags
+                .push(format!("the patch changes the test runner's configuration in {}: {}", guard.path, guard.detail)),
+            GuardKind::ConfigFallback => {
+                report.flags.push(format!(
+                    "the patch changes the test runner's configuration in {}: {}",
+                    guard.path, guard.detail
+                ));
+                report.suspicious.push(Suspicion {
+                    name: "runner_config_not_reset".into(),
+                    path: guard.path.clone(),
+                    line: None,
+                    excerpt: guard.detail.clone(),
+                });
+            }
+            GuardKind::Kept => {
+                report.flags.push(format!("the patch edits {}, which git does not track: {}", guard.path, guard.detail))
+            }
+        }
+    }
+}
+
 /// The candidate's localization scores against the gold patch, computed on the host from the
 /// repository at the base commit (no container needed).
-fn localization(repos: &RepoStore, instance: &Instance, patch: &str, language: &str) -> Option<serde_json::Value> {
+fn localization(repos: &RepoStore, instance: &Instance, patch: &str, language: &str) -> Option<InstanceLocalization> {
     let snapshot = GitSnapshot { store: repos, repo: instance.repo.clone(), commit: instance.base_commit.clone() };
     let candidate = if patch.trim().is_empty() { Candidate::Missing } else { Candidate::Patch(patch.to_string()) };
     let item = LocalizeItem {
@@ -88,23 +152,13 @@ fn localization(repos: &RepoStore, instance: &Instance, patch: &str, language: &
         candidate,
         snapshot: Box::new(snapshot),
     };
-    serde_json::to_value(localizer().score(item)).ok()
+    Some(localizer().score(item))
 }
 
 /// A localizer that applies patches as leniently as the container's apply chain
 /// (`patch --fuzz=5`), so a candidate that applied there is localized here too.
 pub fn localizer() -> Localizer {
     Localizer::new().with_max_fuzz(5)
-}
-
-/// The localization aggregate of a run's reports (those that carry per-instance scores).
-pub fn localization_summary(reports: &[InstanceReport]) -> Option<serde_json::Value> {
-    let instances: Vec<InstanceLocalization> =
-        reports.iter().filter_map(|r| serde_json::from_value(r.localization.clone()?).ok()).collect();
-    if instances.is_empty() {
-        return None;
-    }
-    serde_json::to_value(crate::localize::summarize(&instances)).ok()
 }
 
 /// A report that says nothing yet: `infra_error` until something better is known.
@@ -121,6 +175,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         environment: String::new(),
         apply: ApplyInfo::default(),
         flags: Vec::new(),
+        suspicious: Vec::new(),
         exit_code: None,
         parse: None,
         tests: None,
@@ -128,6 +183,8 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         integrity: Vec::new(),
         cost: prediction.cost.clone(),
         timing: Timing::default(),
+        clock: Default::default(),
+        rules: Default::default(),
         image_bytes: None,
         toolchains: Vec::new(),
         localization: None,
@@ -154,4 +211,41 @@ fn finish(report: InstanceReport, path: &Path) -> InstanceReport {
         tracing::error!("{e}");
     }
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::{Rules, XpassRule};
+
+    fn finished(outcome: Outcome) -> InstanceReport {
+        let instance: Instance = serde_json::from_value(serde_json::json!({
+            "instance_id": "o__r-1", "repo": "o/r", "base_commit": "abc", "patch": "", "test_patch": ""
+        }))
+        .unwrap();
+        let prediction =
+            Prediction { instance_id: "o__r-1".into(), model_name_or_path: "m".into(), model_patch: None, cost: None };
+        let mut report = blank_report(&instance, &prediction);
+        report.outcome = outcome;
+        report.patch_sha256 = "p".into();
+        report.environment = "e".into();
+        report
+    }
+
+    #[test]
+    fn a_report_is_reused_only_under_the_same_patch_environment_clock_and_rules() {
+        let report = finished(Outcome::ResolvedFull);
+        let rules = Rules::default();
+        let clock = &report.clock.clone();
+        assert!(still_holds(&report, "p", "e", clock, rules));
+        assert!(!still_holds(&report, "q", "e", clock, rules), "another patch");
+        assert!(!still_holds(&report, "p", "f", clock, rules), "another environment");
+        assert!(!still_holds(&report, "p", "e", clock, Rules { xpass: XpassRule::Fail }), "other --xpass rules");
+        assert!(!still_holds(&finished(Outcome::BuildFailed), "p", "e", clock, rules), "a failed build is retried");
+        // A report written before rules were recorded was graded under the default rules.
+        let mut json = serde_json::to_value(&report).unwrap();
+        json.as_object_mut().unwrap().remove("rules");
+        let old: InstanceReport = serde_json::from_value(json).unwrap();
+        assert!(still_holds(&old, "p", "e", clock, rules));
+    }
 }

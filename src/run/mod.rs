@@ -13,9 +13,11 @@
 
 pub mod backend;
 pub mod clean;
+pub mod clock;
 pub mod docker;
 pub mod evaluation;
 pub mod output;
+pub mod runner_config;
 pub mod scheduler;
 pub mod script;
 pub mod session;
@@ -26,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::dataset::repo::GitSnapshot;
 use crate::dataset::spec::{LanguageSpec, SpecEntry, SpecRegistry};
 use crate::dataset::Instance;
 use crate::grade::{Execution, JobFacts, RawOutcome, Rules, RunLimits};
@@ -34,7 +37,9 @@ use crate::images::toolchain;
 use crate::images::{merged_env, InstanceImages, Planner};
 use crate::parse;
 use backend::{Backend, ExecError, Job, Limits};
+use clock::ClockSetting;
 use output::OutputSpec;
+use runner_config::{ConfigPlan, Runner};
 use script::ScriptInput;
 
 /// Runs `future` to its end on a fresh multi-threaded runtime.
@@ -61,6 +66,8 @@ pub struct Context {
     /// Bytes of a job's console output kept (head and tail; see [`output`]).
     pub max_output: usize,
     pub run_id: String,
+    /// `--clock`: the clock the tests see.
+    pub clock: ClockSetting,
     /// The grading rules the run's decisions follow.
     pub rules: Rules,
 }
@@ -118,6 +125,25 @@ pub async fn execute(
     raw.toolchains = toolchain::records(&prepared.images.toolchains, &installed);
     let nonce = format!("{:016x}{:016x}", rand::random::<u64>(), rand::random::<u64>());
     let env = merged_env(&prepared.language, &prepared.entry);
+    let clock = match ctx.clock.for_instance(instance) {
+        Ok(clock) => clock,
+        Err(reason) => {
+            raw.execution = Execution::EngineFailed { reason };
+            return raw;
+        }
+    };
+    // Reading the base commit's configuration files runs git: off the async workers' toes.
+    let config = match (candidate, Runner::of(prepared.entry.log_parser)) {
+        (Some(patch), Some(runner)) => tokio::task::block_in_place(|| {
+            let base = GitSnapshot {
+                store: ctx.builder.repos(),
+                repo: instance.repo.clone(),
+                commit: instance.base_commit.clone(),
+            };
+            runner_config::plan(runner, &prepared.entry.test_cmd, patch, &base)
+        }),
+        _ => ConfigPlan::default(),
+    };
     let rendered = script::render(&ScriptInput {
         title: format!("{} (run {})", instance.instance_id, ctx.run_id),
         candidate,
@@ -127,6 +153,8 @@ pub async fn execute(
         env: &env,
         timeout_secs,
         nonce: &nonce,
+        config: &config,
+        clock: clock.epoch(),
     });
     raw.test_args = rendered.test_args.clone();
     let mut files = Vec::new();
@@ -170,6 +198,7 @@ pub async fn execute(
     files.push("output.txt".to_string());
 
     raw.cpu_secs = seen.cpu_secs;
+    raw.guards = script::guards(&config, &seen);
     raw.node = output.node.clone();
     raw.notes = output.notes.clone();
     raw.execution = Execution::Ran {

@@ -1,20 +1,25 @@
 //! The eval script: the bash program that runs inside an evaluation container.
 //!
 //! It applies the candidate patch with the field's chain (`git apply`, then `git apply --3way`,
-//! then `patch --fuzz=5`), resetting the tree between attempts; restores the test files and the
+//! then `patch --fuzz=5`), resetting the tree between attempts, and puts back the paths of the
+//! candidate that git does not track in the image (installed files); resets the runner's
+//! configuration ([`super::runner_config`], with its fallback); restores the test files and the
 //! test patch's files to the base commit and deletes the files the test patch creates; applies
-//! the test patch; runs the test command under `timeout`; and copies the runner's reports into
-//! `$VERDICT_OUT`. Every step is announced on its own line behind a random per-run marker, so
+//! the test patch; runs the test command under `timeout` (and libfaketime for a pinned clock);
+//! kills whatever the tests left running; and copies the runner's reports into `$VERDICT_OUT`. Every step is announced on its own line behind a random per-run marker, so
 //! output printed by the code under test cannot pass for verdict's own lines.
 
 use std::collections::BTreeMap;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-use crate::dataset::patch::changed_files;
+pub use crate::grade::facts::{Guard, GuardKind};
+
+use super::runner_config::{self, Action, ConfigPlan, Runner};
 use crate::dataset::spec::{LanguageSpec, SpecEntry, TestArgs};
 use crate::grade::{ApplyStep, ScriptFacts};
 use crate::images::shell_quote;
+use crate::patch::changed_files;
 
 /// Where inputs are copied in the container.
 pub const IN_DIR: &str = "/verdict/in";
@@ -33,6 +38,10 @@ pub struct ScriptInput<'a> {
     pub env: &'a BTreeMap<String, String>,
     pub timeout_secs: u64,
     pub nonce: &'a str,
+    /// The runner-configuration resets for the candidate ([`runner_config::plan`]).
+    pub config: &'a ConfigPlan,
+    /// The pinned clock, as seconds since the epoch (`None`: the real clock).
+    pub clock: Option<i64>,
 }
 
 /// A rendered eval script and the files it reads from [`IN_DIR`].
@@ -43,9 +52,18 @@ pub struct EvalScript {
     pub test_args: Vec<String>,
 }
 
-/// The test-file globs of a spec entry and its language.
+/// The test-file globs of a spec entry and its language, with the files that configure its
+/// runner as a whole ([`runner_config::whole_file_globs`]).
 pub fn test_globs(entry: &SpecEntry, language: &LanguageSpec) -> Vec<String> {
-    language.test_files.iter().chain(&entry.test_files).cloned().collect()
+    let mut globs: Vec<String> = language.test_files.iter().chain(&entry.test_files).cloned().collect();
+    if let Some(runner) = Runner::of(entry.log_parser) {
+        for glob in runner_config::whole_file_globs(runner) {
+            if !globs.iter().any(|g| g == glob) {
+                globs.push(glob.to_string());
+            }
+        }
+    }
+    globs
 }
 
 /// Files of `patch` that match the test-file globs (candidate patches touching them are flagged).
@@ -197,8 +215,30 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
 
     if let Some(candidate) = input.candidate {
         inputs.push(("candidate.diff".into(), candidate.as_bytes().to_vec()));
-        let created: Vec<String> =
-            changed_files(candidate).iter().filter(|c| c.is_created()).map(|c| c.path().to_string()).collect();
+        let changes = changed_files(candidate);
+        let created: Vec<String> = changes.iter().filter(|c| c.is_created()).map(|c| c.path().to_string()).collect();
+        let mut paths: Vec<String> = Vec::new();
+        for path in changes.iter().flat_map(|c| [c.old.clone(), c.new.clone()]).flatten() {
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+        // Paths git does not track here (what install wrote, ignored ones such as node_modules)
+        // are kept as the image has them: saved before the apply chain, put back after it. The
+        // check runs before the candidate can edit .gitignore.
+        if !paths.is_empty() {
+            s.push_str(&format!(
+                "kept=()
+                 for p in {}; do
+                   if ! git ls-files --error-unmatch -- \"$p\" >/dev/null 2>&1 && {{ [ -e \"$p\" ] || [ -L \"$p\" ] || git check-ignore -q --no-index -- \"$p\"; }}; then
+                     kept+=(\"$p\")
+                     if [ -e \"$p\" ] || [ -L \"$p\" ]; then mkdir -p /tmp/verdict-kept && cp -a --parents -- \"$p\" /tmp/verdict-kept/; fi
+                   fi
+                 done
+",
+                quoted(paths.iter().cloned())
+            ));
+        }
         s.push_str("reset_tree() {\n  git reset -q --hard HEAD\n");
         if !created.is_empty() {
             s.push_str(&format!("  rm -rf -- {}\n", quoted(created)));
@@ -223,6 +263,16 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
             three_way = ApplyStep::GitApply3way,
             fuzz = ApplyStep::PatchFuzz,
         ));
+        if !paths.is_empty() {
+            s.push_str(
+                "for p in \"${kept[@]}\"; do\n\
+                 \x20 rm -rf -- \"$p\"\n\
+                 \x20 if [ -e \"/tmp/verdict-kept/$p\" ] || [ -L \"/tmp/verdict-kept/$p\" ]; then mkdir -p -- \"$(dirname -- \"$p\")\" && cp -a -- \"/tmp/verdict-kept/$p\" \"$p\"; fi\n\
+                 \x20 echo \"$M KEPT $p\"\n\
+                 done\n",
+            );
+        }
+        render_config(&mut s, &mut inputs, input.config);
     }
 
     // Restore the tests: every test-file glob and every file of the test patch goes back to the
@@ -254,14 +304,33 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
     if !input.entry.collect.is_empty() {
         s.push_str(&format!("rm -f -- {}\n", input.entry.collect.join(" ")));
     }
-    let command = if test_args.is_empty() {
-        input.entry.test_cmd.clone()
-    } else {
-        format!("{} {}", input.entry.test_cmd, quoted(test_args.iter().cloned()))
-    };
+    let mut command = input.entry.test_cmd.clone();
+    if !input.config.resets.is_empty() {
+        // Set by the fallback when a reset was not safe: the runner's base configuration.
+        command.push_str("${VERDICT_RUNNER_ARGS:+ $VERDICT_RUNNER_ARGS}");
+    }
+    if !test_args.is_empty() {
+        command = format!("{command} {}", quoted(test_args.iter().cloned()));
+    }
+    // A pinned clock: libfaketime under the test command only; `timeout` keeps the real clock.
+    let mut clock = String::new();
+    if let Some(epoch) = input.clock {
+        s.push_str(&format!(
+            "faketime_lib=$(ls /usr/lib/*/faketime/libfaketime.so.1 2>/dev/null | head -n 1)\n\
+             [ -n \"$faketime_lib\" ] || {{ echo \"$M CLOCK unavailable\"; exit 0; }}\n\
+             clock_offset=$(( {epoch} - $(date +%s) ))\n\
+             [ \"$clock_offset\" -ge 0 ] && clock_offset=\"+$clock_offset\"\n\
+             echo \"$M CLOCK $clock_offset\"\n"
+        ));
+        clock = "env LD_PRELOAD=\"$faketime_lib${LD_PRELOAD:+:$LD_PRELOAD}\" FAKETIME=\"$clock_offset\" ".into();
+    }
     s.push_str("echo \"$M TESTS START\"\n");
-    s.push_str(&format!("timeout -k 10 {} bash -c {}\n", input.timeout_secs, shell_quote(&command)));
-    s.push_str("code=$?\necho\necho \"$M TESTS EXIT $code\"\n");
+    s.push_str(&format!("timeout -k 10 {} {clock}bash -c {}\n", input.timeout_secs, shell_quote(&command)));
+    s.push_str("code=$?\n");
+    // Whatever the tests left running (a detached process waiting to rewrite a report) ends
+    // here, before any report is collected.
+    s.push_str("kill -KILL -1 2>/dev/null\n");
+    s.push_str("echo\necho \"$M TESTS EXIT $code\"\n");
     for pattern in &input.entry.collect {
         s.push_str(&format!(
             "for f in {pattern}; do mkdir -p \"$VERDICT_OUT/collected/$(dirname \"$f\")\"; cp -- \"$f\" \"$VERDICT_OUT/collected/$f\"; done\n"
@@ -269,6 +338,93 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
     }
     s.push_str("echo \"$M TIMES\"\ntimes\necho \"$M END\"\n");
     EvalScript { script: s, inputs, test_args }
+}
+
+/// The runner-configuration resets ([`runner_config`]): each planned file gets its reset version
+/// when the container's file is the predicted one and the image's is the base commit's;
+/// otherwise the fallback runs once (the runner started with its base configuration).
+fn render_config(s: &mut String, inputs: &mut Vec<(String, Vec<u8>)>, plan: &ConfigPlan) {
+    if plan.resets.is_empty() {
+        return;
+    }
+    s.push_str("verdict_fallback() {\n  [ -n \"${verdict_fell_back:-}\" ] && return\n  verdict_fell_back=1\n");
+    for (i, (path, bytes)) in plan.fallback.files.iter().enumerate() {
+        let name = format!("config/fallback-{i}");
+        s.push_str(&format!("  cp -- {IN_DIR}/{name} {}\n", shell_quote(&format!("/testbed/{path}"))));
+        inputs.push((name, bytes.clone()));
+    }
+    for line in &plan.fallback.lines {
+        s.push_str(&format!("  {line}\n"));
+    }
+    s.push_str("  :\n}\n");
+    for (i, planned) in plan.resets.iter().enumerate() {
+        let path = shell_quote(&planned.path);
+        let mut fallback = format!("echo \"$M CONFIG fallback {}\"; verdict_fallback", planned.path.replace('\n', " "));
+        if planned.whole_on_fallback {
+            fallback.push_str(&format!("; git checkout -q HEAD -- {path} 2>/dev/null || rm -f -- {path}"));
+        }
+        match &planned.action {
+            Action::Fallback { .. } => s.push_str(&format!("{fallback}\n")),
+            Action::Reset { base, predicted, reset } => {
+                let head = shell_quote(&format!("HEAD:{}", planned.path));
+                let base_check = match base {
+                    Some(bytes) => {
+                        inputs.push((format!("config/{i}.base"), bytes.clone()));
+                        format!("git cat-file blob {head} 2>/dev/null | cmp -s - {IN_DIR}/config/{i}.base")
+                    }
+                    None => format!("! git cat-file -e {head} 2>/dev/null"),
+                };
+                let post_check = match predicted {
+                    Some(bytes) => {
+                        inputs.push((format!("config/{i}.expected"), bytes.clone()));
+                        format!("cmp -s -- {path} {IN_DIR}/config/{i}.expected")
+                    }
+                    None => format!("[ ! -e {path} ]"),
+                };
+                inputs.push((format!("config/{i}.reset"), reset.clone()));
+                s.push_str(&format!(
+                    "if {base_check} && {post_check}; then cat {IN_DIR}/config/{i}.reset > {path} && echo \"$M CONFIG reset {}\"; else {fallback}; fi\n",
+                    planned.path.replace('\n', " ")
+                ));
+            }
+        }
+    }
+}
+
+/// The guards of one run, from the plan and what the script said it did.
+pub fn guards(plan: &ConfigPlan, seen: &ScriptOutcome) -> Vec<Guard> {
+    let mut out = Vec::new();
+    for planned in &plan.resets {
+        let parts = planned.parts.join(", ");
+        if seen.config_reset.contains(&planned.path) {
+            out.push(Guard {
+                path: planned.path.clone(),
+                kind: GuardKind::ConfigReset,
+                detail: format!("{parts} reset to the base commit"),
+            });
+        } else if seen.config_fallback.contains(&planned.path) {
+            let why = match &planned.action {
+                Action::Fallback { reason } => reason.clone(),
+                Action::Reset { .. } => {
+                    "the file in the container was not the one predicted from the base commit and the patch".into()
+                }
+            };
+            let mut detail = format!("{parts} could not be reset ({why}); {}", plan.fallback.description);
+            if planned.whole_on_fallback {
+                detail.push_str(&format!("; {} went back to the base commit whole", planned.path));
+            }
+            out.push(Guard { path: planned.path.clone(), kind: GuardKind::ConfigFallback, detail });
+        }
+    }
+    for path in &seen.kept {
+        out.push(Guard {
+            path: path.clone(),
+            kind: GuardKind::Kept,
+            detail: "not tracked by git in the image (an installed or ignored file): put back as the image had it"
+                .into(),
+        });
+    }
+    out
 }
 
 /// What the script's marker lines said.
@@ -286,6 +442,15 @@ pub struct ScriptOutcome {
     /// User + system CPU seconds of the test command and its children.
     pub cpu_secs: Option<f64>,
     pub finished: bool,
+    /// Files whose runner configuration was reset, and those that fell back.
+    pub config_reset: Vec<String>,
+    pub config_fallback: Vec<String>,
+    /// Untracked paths of the candidate put back as the image had them.
+    pub kept: Vec<String>,
+    /// The pinned clock's offset from the real one (`-123456`, `+60`), when pinned.
+    pub clock_offset: Option<String>,
+    /// A pinned clock was asked for but the image has no libfaketime.
+    pub clock_unavailable: bool,
 }
 
 impl ScriptOutcome {
@@ -297,6 +462,7 @@ impl ScriptOutcome {
             tests_started: self.tests_started,
             exit_code: self.exit_code,
             finished: self.finished,
+            clock_unavailable: self.clock_unavailable,
         }
     }
 }
@@ -313,6 +479,21 @@ pub fn read_output(output: &str, nonce: &str) -> ScriptOutcome {
         let start = offset;
         offset += line.len();
         let Some(rest) = line.trim_end().strip_prefix(&marker) else { continue };
+        if test_start.is_none() {
+            // Lines that name a path take the rest of the line.
+            if let Some(path) = rest.strip_prefix("CONFIG reset ") {
+                out.config_reset.push(path.to_string());
+                continue;
+            }
+            if let Some(path) = rest.strip_prefix("CONFIG fallback ") {
+                out.config_fallback.push(path.to_string());
+                continue;
+            }
+            if let Some(path) = rest.strip_prefix("KEPT ") {
+                out.kept.push(path.to_string());
+                continue;
+            }
+        }
         let mut words = rest.split_whitespace();
         match (words.next(), words.next(), words.next()) {
             // Lines printed before the tests start cannot come from the code under test.
@@ -320,6 +501,8 @@ pub fn read_output(output: &str, nonce: &str) -> ScriptOutcome {
             (Some("TESTPATCH"), Some(state), _) if test_start.is_none() => {
                 out.test_patch_applied = Some(state != "failed")
             }
+            (Some("CLOCK"), Some("unavailable"), _) if test_start.is_none() => out.clock_unavailable = true,
+            (Some("CLOCK"), Some(offset), _) if test_start.is_none() => out.clock_offset = Some(offset.to_string()),
             (Some("TESTS"), Some("START"), _) if test_start.is_none() => {
                 out.tests_started = true;
                 test_start = Some(offset);

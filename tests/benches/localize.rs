@@ -4,13 +4,32 @@
 //! every pair has its own files, and "dataset-like", where pairs are successive commits of
 //! twenty repositories so the localizer can reparse files incrementally across instances.
 //!
+//!
+//! A third part, "git", reads the files from a git repository as `verdict localize` and
+//! `verdict evaluate` do, and compares three ways of reading them on the same pairs, in the same
+//! run: from memory (the floor), through verdict's repository store (one long-lived
+//! `git cat-file --batch` per repository), and with three `git` processes per file read (how
+//! the store read files before). By default the repository is built in a temporary folder: the
+//! dataset-like files committed as twenty packages over successive commits, each pair at its
+//! own commit. Given `LOCALIZE_BENCH_DATASET` (a dataset file), `LOCALIZE_BENCH_PREDICTIONS`
+//! (prediction files, comma-separated; the last prediction per instance counts) and
+//! `LOCALIZE_BENCH_REPOS` (a folder as for `--repos`), it scores those real pairs instead: every
+//! instance with a candidate patch, with the container's fuzz limit (5), as `verdict localize`
+//! does. Wall-clock rates: reading through `git` costs time in other processes.
+//!
 //! Run with `cargo bench --bench localize` (release profile). `LOCALIZE_BENCH_PAIRS=N` changes
-//! the number of pairs (default 1000); `LOCALIZE_BENCH_ONLY=cold` or `=dataset` runs one part.
+//! the number of pairs (default 1000); `LOCALIZE_BENCH_ONLY=cold`, `=dataset` or `=git` runs one
+//! part.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Instant;
 
-use verdict::localize::{apply_patch, score_instances, Candidate, LocalizeItem, MemorySnapshot, Snapshot};
+use verdict::dataset::repo::{GitSnapshot, RepoStore};
+use verdict::dataset::{load_instances, load_predictions};
+use verdict::localize::{apply_patch, score_instances, Candidate, LocalizeItem, Localizer, MemorySnapshot, Snapshot};
 
 #[derive(Clone, Copy)]
 enum Lang {
@@ -265,6 +284,179 @@ fn run(label: &str, pairs: &[Pair]) {
     );
 }
 
+/// One pair read from a git repository: the patches, and where their base lives.
+struct GitPair {
+    repo: String,
+    commit: String,
+    gold: String,
+    candidate: String,
+}
+
+/// Reads files with three `git` processes per read, as verdict's repository store did before
+/// it kept one `git cat-file --batch` per repository: a commit check, an existence check and
+/// the read.
+struct SpawningSnapshot {
+    dir: PathBuf,
+    commit: String,
+}
+
+impl Snapshot for SpawningSnapshot {
+    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
+        let git =
+            |args: &[&str]| Command::new("git").arg("-C").arg(&self.dir).args(args).output().map_err(|e| e.to_string());
+        let commit = git(&["cat-file", "-e", &format!("{}^{{commit}}", self.commit)])?;
+        if !commit.status.success() {
+            return Err(format!("commit {} is missing", self.commit));
+        }
+        let spec = format!("{}:{path}", self.commit);
+        if !git(&["cat-file", "-e", &spec])?.status.success() {
+            return Ok(None);
+        }
+        let blob = git(&["cat-file", "blob", &spec])?;
+        blob.status.success().then_some(blob.stdout).map(Some).ok_or_else(|| format!("cannot read {spec}"))
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@localhost")
+        .env("GIT_COMMITTER_NAME", "bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@localhost")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The dataset-like pairs in a git repository built under `root`: commit `k` holds what pairs
+/// `20k … 20k+19` see (twenty packages of three files), and each pair reads its own commit.
+fn build_git_pairs(root: &Path, n: usize) -> Vec<GitPair> {
+    let repo_dir = root.join("bench__dataset");
+    std::fs::create_dir_all(&repo_dir).expect("bench repository folder");
+    git(&repo_dir, &["init", "-q", "-b", "main"]);
+    let mut commits = Vec::new();
+    for k in 0..n.div_ceil(20) {
+        for r in 0..20 {
+            for (path, contents) in make_pair(r + 20 * k, Mode::Dataset).snapshot.files {
+                let file = repo_dir.join(&path);
+                std::fs::create_dir_all(file.parent().expect("a folder")).expect("package folder");
+                std::fs::write(file, contents).expect("bench file");
+            }
+        }
+        git(&repo_dir, &["add", "-A"]);
+        git(&repo_dir, &["commit", "-qm", &format!("commit {k}")]);
+        commits.push(git(&repo_dir, &["rev-parse", "HEAD"]));
+    }
+    (0..n)
+        .map(|i| {
+            let pair = make_pair(i, Mode::Dataset);
+            GitPair {
+                repo: "bench/dataset".into(),
+                commit: commits[i / 20].clone(),
+                gold: pair.gold,
+                candidate: pair.candidate,
+            }
+        })
+        .collect()
+}
+
+/// Real pairs: every instance of the dataset with a candidate patch in the prediction files.
+fn real_git_pairs(dataset: &str, predictions: &str) -> Vec<GitPair> {
+    let instances = load_instances(Path::new(dataset)).expect("LOCALIZE_BENCH_DATASET reads");
+    let mut candidates: BTreeMap<String, String> = BTreeMap::new();
+    for file in predictions.split(',').filter(|f| !f.is_empty()) {
+        for p in load_predictions(Path::new(file)).expect("LOCALIZE_BENCH_PREDICTIONS reads") {
+            if let Some(patch) = p.model_patch.filter(|p| !p.trim().is_empty()) {
+                candidates.insert(format!("{file}\0{}", p.instance_id), patch);
+            }
+        }
+    }
+    let mut pairs = Vec::new();
+    for (key, candidate) in candidates {
+        let id = key.rsplit('\0').next().unwrap_or_default();
+        if let Some(instance) = instances.iter().find(|i| i.instance_id == id) {
+            pairs.push(GitPair {
+                repo: instance.repo.clone(),
+                commit: instance.base_commit.clone(),
+                gold: instance.patch.clone(),
+                candidate,
+            });
+        }
+    }
+    pairs
+}
+
+/// The pairs as items to score, each reading its base through `snapshot`.
+fn git_items<'a>(
+    pairs: &'a [GitPair],
+    snapshot: impl Fn(&'a GitPair) -> Box<dyn Snapshot + 'a>,
+) -> Vec<LocalizeItem<'a>> {
+    pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| LocalizeItem {
+            instance_id: format!("bench-{i}"),
+            language: None,
+            gold_patch: p.gold.clone(),
+            candidate: Candidate::Patch(p.candidate.clone()),
+            snapshot: snapshot(p),
+        })
+        .collect()
+}
+
+/// Scores the git pairs three ways and prints the rates.
+fn run_git(label: &str, pairs: &[GitPair], store: &RepoStore) {
+    let n = pairs.len();
+    println!("{label}: {n} gold/candidate pairs at {} commits", {
+        let mut commits: Vec<&str> = pairs.iter().map(|p| p.commit.as_str()).collect();
+        commits.sort_unstable();
+        commits.dedup();
+        commits.len()
+    });
+    // Every file either way reads, loaded once up front: the in-memory floor, and a warm disk
+    // cache for the timed runs.
+    let mut memory: BTreeMap<(String, String), MemorySnapshot> = BTreeMap::new();
+    for p in pairs {
+        let snapshot = GitSnapshot { store, repo: p.repo.clone(), commit: p.commit.clone() };
+        let entry = memory.entry((p.repo.clone(), p.commit.clone())).or_default();
+        for patch in [&p.gold, &p.candidate] {
+            for change in verdict::patch::changed_files(patch) {
+                for path in [change.old, change.new].into_iter().flatten() {
+                    if let Ok(Some(contents)) = snapshot.read(&path) {
+                        entry.insert(path, contents);
+                    }
+                }
+            }
+        }
+    }
+    let score = |items: Vec<LocalizeItem<'_>>| Localizer::new().with_max_fuzz(5).score_all(items);
+    let memory = &memory;
+    let (in_memory, memory_wall, _) =
+        timed(|| score(git_items(pairs, |p| Box::new(&memory[&(p.repo.clone(), p.commit.clone())]))));
+    let (store_summary, store_wall, _) = timed(|| {
+        score(git_items(pairs, |p| Box::new(GitSnapshot { store, repo: p.repo.clone(), commit: p.commit.clone() })))
+    });
+    let dir = |p: &GitPair| store.git_dir(&p.repo, &p.commit).expect("the bench repository holds the commit");
+    let (spawning, spawn_wall, _) =
+        timed(|| score(git_items(pairs, |p| Box::new(SpawningSnapshot { dir: dir(p), commit: p.commit.clone() }))));
+    assert_eq!(in_memory.instances, store_summary.instances, "reading through git changes nothing");
+    assert_eq!(in_memory.instances, spawning.instances, "reading through git changes nothing");
+    let rate = |secs: f64| n as f64 / secs;
+    println!("  from memory:                        {:8.0} pairs/s wall", rate(memory_wall));
+    println!("  git cat-file --batch (the store):   {:8.0} pairs/s wall", rate(store_wall));
+    println!("  three git processes per file read:  {:8.0} pairs/s wall", rate(spawn_wall));
+    println!("  store / per-read processes:         {:.1}x", spawn_wall / store_wall);
+    let agg = &store_summary.aggregate;
+    println!(
+        "  sanity: {} valid, {} candidates applied, file F1 {:.3}, function F1 {:.3} (n={})",
+        agg.valid, agg.candidates_applied, agg.all.file.f1, agg.all.function.f1, agg.all.function.n
+    );
+}
+
 fn main() {
     let n: usize = std::env::var("LOCALIZE_BENCH_PAIRS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
     let only = std::env::var("LOCALIZE_BENCH_ONLY").unwrap_or_default();
@@ -276,5 +468,22 @@ fn main() {
     if only.is_empty() || only == "dataset" {
         let dataset: Vec<Pair> = (0..n).map(|i| make_pair(i, Mode::Dataset)).collect();
         run("dataset-like (20 repositories, nearby commits)", &dataset);
+    }
+    if only.is_empty() || only == "git" {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        match (var("LOCALIZE_BENCH_DATASET"), var("LOCALIZE_BENCH_PREDICTIONS"), var("LOCALIZE_BENCH_REPOS")) {
+            (Some(dataset), Some(predictions), Some(repos)) => {
+                let tmp = tempfile::tempdir().expect("a temporary folder");
+                let store = RepoStore::new(vec![PathBuf::from(repos)], tmp.path().join("cache"), false);
+                let pairs = real_git_pairs(&dataset, &predictions);
+                run_git("git (real pairs, from LOCALIZE_BENCH_DATASET and LOCALIZE_BENCH_PREDICTIONS)", &pairs, &store);
+            }
+            _ => {
+                let tmp = tempfile::tempdir().expect("a temporary folder");
+                let pairs = build_git_pairs(tmp.path(), n);
+                let store = RepoStore::new(vec![tmp.path().to_path_buf()], tmp.path().join("cache"), false);
+                run_git("git (dataset-like pairs in a repository built for the bench)", &pairs, &store);
+            }
+        }
     }
 }

@@ -72,6 +72,7 @@ async fn bench() {
         timeout_override: None,
         max_output: 32 << 20,
         run_id: "bench".into(),
+        clock: Default::default(),
         rules: Default::default(),
     };
     let prepared = prepare(&ctx, &instance).expect("spec");
@@ -87,6 +88,8 @@ async fn bench() {
         env: &env,
         timeout_secs: 300,
         nonce: "bench",
+        config: &Default::default(),
+        clock: None,
     });
 
     let mut verdict_times = Vec::new();

@@ -66,6 +66,7 @@ async fn bench() {
         max_output: 32 << 20,
         run_id: "bench".into(),
         rules: Default::default(),
+        clock: Default::default(),
     };
     let local_scope = RunScope::new(&work.path().join("local"), "local").expect("scope");
     let swarm_scope = RunScope::new(&work.path().join("swarm"), "swarm").expect("scope");

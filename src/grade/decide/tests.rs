@@ -37,6 +37,7 @@ fn ran(exit_code: i64, tests: &[(&str, TestStatus)]) -> RawOutcome {
             tests_started: true,
             exit_code: Some(exit_code),
             finished: true,
+            clock_unavailable: false,
         },
         job: JobFacts { container_exit_code: Some(0), wall_secs: 2.0, ..Default::default() },
     };
@@ -79,6 +80,31 @@ fn resolved_full_when_every_listed_test_passes() {
     assert!(d.integrity.is_empty(), "{:?}", d.integrity);
     assert_eq!(d.grade.as_ref().map(|g| g.resolution), Some(Resolution::Full));
     assert!(d.parsed.is_some());
+}
+
+#[test]
+fn a_suspicious_resolution_is_resolved_flagged_and_nothing_else_changes() {
+    let suspicion = crate::grade::Suspicion {
+        name: "test_framework_import".into(),
+        path: "src/x.py".into(),
+        line: Some(3),
+        excerpt: "import _pytest.reports".into(),
+    };
+    let resolved = decide(&ran(0, &[("t::a", Passed), ("t::b", Passed)]));
+    let d = flagged(resolved.clone(), std::slice::from_ref(&suspicion));
+    assert_eq!(d.outcome, Outcome::ResolvedFlagged);
+    assert!(
+        reason(&d).starts_with(
+            "1/1 FAIL_TO_PASS and 1/1 PASS_TO_PASS pass, but the patch is flagged (test_framework_import)"
+        ),
+        "{}",
+        reason(&d)
+    );
+    assert_eq!(d.grade, resolved.grade, "the grade itself stays");
+    // Without suspicions, or for any other outcome, nothing changes.
+    assert_eq!(flagged(resolved.clone(), &[]), resolved);
+    let unresolved = decide(&ran(1, &[("t::a", Failed), ("t::b", Passed)]));
+    assert_eq!(flagged(unresolved.clone(), &[suspicion]), unresolved);
 }
 
 #[test]

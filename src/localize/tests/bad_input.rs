@@ -1,7 +1,7 @@
 //! Bad and unusual input: each case gives a recorded reason (an error or a note), never a panic
 //! or a silent zero.
 
-use crate::localize::{locate, FileNote, LocateError, MemorySnapshot};
+use crate::localize::{locate, AppliedWith, FileNote, LocateError, MemorySnapshot};
 
 const CORE: &str = "class Engine:
     def start(self):
@@ -32,10 +32,27 @@ const START_PATCH: &str = "diff --git a/app/core.py b/app/core.py
 
 #[test]
 fn a_patch_with_a_wrong_hunk_count_does_not_parse() {
-    let patch = START_PATCH.replace("@@ -1,4 +1,4 @@", "@@ -1,5 +1,5 @@");
+    // The header counts a line more than the hunk has, and the next section follows: a corrupt
+    // patch to `git apply`, a malformed one to `patch`.
+    let next = "diff --git a/app/core.py b/app/core.py\n--- a/app/core.py\n+++ b/app/core.py\n@@ -9,2 +9,2 @@\n def helper():\n-    return 2\n+    return 3\n";
+    let patch = START_PATCH.replace("@@ -1,4 +1,4 @@", "@@ -1,5 +1,5 @@") + next;
     let err = locate(&patch, &snapshot()).unwrap_err();
     assert!(matches!(err, LocateError::Parse { line: 4, .. }), "{err}");
     assert!(err.to_string().contains("does not parse at line 4"), "{err}");
+    assert!(err.to_string().contains("a malformed patch to `patch`"), "{err}");
+}
+
+#[test]
+fn a_hunk_cut_short_by_the_end_of_the_patch_applies_as_patch_reads_it() {
+    // The same count at the very end of the patch: `git apply` calls it corrupt, GNU patch takes
+    // the missing line for an empty context line and applies the hunk with fuzz 1, as in the
+    // container.
+    let patch = START_PATCH.replace("@@ -1,4 +1,4 @@", "@@ -1,5 +1,5 @@");
+    let got = locate(&patch, &snapshot()).unwrap();
+    assert_eq!(got.applied_with, AppliedWith::Fuzz);
+    assert_eq!(got.functions, ["app/core.py:Engine.start"]);
+    assert!(got.notes[0].reason.contains("the hunk at line 4 ends early"), "{}", got.notes[0]);
+    assert!(got.notes[0].reason.contains("corrupt patch to `git apply`"), "{}", got.notes[0]);
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! The fixed line diff: it reproduces the post-image, keeps blocks apart, and slides pure
-//! insertions down to where a reader expects them.
+//! The fixed line diff: it reproduces the post-image, keeps blocks apart, and places groups
+//! of inserted or deleted lines where `git diff` (with its indent heuristic) places them.
 
 use crate::localize::linediff::{diff_lines, Block};
 
@@ -64,4 +64,42 @@ fn insertions_in_the_middle_slide_down_past_equal_lines() {
     assert_eq!(rebuild(&a, &b, &blocks), b);
     // The inserted `  }` goes after the existing one (line 4), not before it.
     assert!(blocks.contains(&Block { old: 4..4, new: 4..5 }), "{blocks:?}");
+}
+
+const TQDM: &str = "class tqdm:\n    def __init__(self):\n        self.n = 0\n\n    @staticmethod\n    def write(s):\n        print(s)\n\n    @staticmethod\n    def pandas(**kwargs):\n        return kwargs\n";
+
+fn with_external_write_mode() -> String {
+    TQDM.replace(
+        "    @staticmethod\n    def pandas",
+        "    @staticmethod\n    def external_write_mode():\n        return None\n\n    @staticmethod\n    def pandas",
+    )
+}
+
+#[test]
+fn an_inserted_decorated_method_keeps_the_next_methods_decorator() {
+    // git diff (indent heuristic): `@@ -8,0 +9,4 @@`, the insertion starts with its own
+    // `@staticmethod`. Slid down as far as it goes (`--no-indent-heuristic`: `@@ -9,0 +10,4
+    // @@`) it would end with the decorator of `pandas`, which is not changed.
+    let post = with_external_write_mode();
+    let (a, b) = (lines(TQDM), lines(&post));
+    let (blocks, _) = diff_lines(&a, &b);
+    assert_eq!(blocks, [Block { old: 8..8, new: 8..12 }]);
+
+    let snapshot: crate::localize::MemorySnapshot = [("tqdm/std.py", TQDM)].into_iter().collect();
+    let patch = "--- a/tqdm/std.py\n+++ b/tqdm/std.py\n@@ -9,2 +9,6 @@ class tqdm:\n     @staticmethod\n+    def \
+                 external_write_mode():\n+        return None\n+\n+    @staticmethod\n     def pandas(**kwargs):\n";
+    let got = crate::localize::locate(patch, &snapshot).unwrap();
+    assert!(got.functions.is_empty(), "pandas is untouched: {:?}", got.functions);
+    assert_eq!(got.added_functions, ["tqdm/std.py:tqdm.external_write_mode"]);
+    assert_eq!(got.classes, ["tqdm/std.py:tqdm"]);
+}
+
+#[test]
+fn a_deleted_decorated_method_takes_its_own_decorator() {
+    // The reverse: deleting `external_write_mode` removes its own decorator line, not the one
+    // of `pandas` (git: `@@ -9,4 +8,0 @@`).
+    let pre = with_external_write_mode();
+    let (a, b) = (lines(&pre), lines(TQDM));
+    let (blocks, _) = diff_lines(&a, &b);
+    assert_eq!(blocks, [Block { old: 8..12, new: 8..8 }]);
 }

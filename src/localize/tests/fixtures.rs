@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::localize::patch::parse_patch;
 use crate::localize::sections::apply_strictly;
 use crate::localize::{locate, FileNote, MemorySnapshot, PatchLocations, SnapshotCache};
+use crate::patch::Patch;
 
 fn case_dir(case: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/localize").join(case)
@@ -86,8 +86,7 @@ fn patches_apply_to_exactly_the_after_tree() {
     ] {
         let (snapshot, patch) = load(case);
         let after = read_tree(&case_dir(case).join("after"));
-        let sections = parse_patch(&patch).unwrap_or_else(|e| panic!("{case}: {e}"));
-        let files = apply_strictly(&sections, &snapshot, &mut SnapshotCache::default())
+        let files = apply_strictly(&Patch::parse(&patch), &snapshot, &mut SnapshotCache::default())
             .unwrap_or_else(|e| panic!("{case}: {e}"));
         for file in files {
             match &file.contents {
@@ -173,14 +172,14 @@ fn java_inner_classes_overloads_annotations_anonymous_classes() {
             classes: &["Parser", "Parser.Token", "Parser.Token.Kind", "Parser.Visitor"],
             added_classes: &[],
             // Both `parse` overloads are `Parser.parse`; the added `@SuppressWarnings` line
-            // belongs to toString; the anonymous Runnable adds no name, so its run() is
-            // `Parser.run`.
+            // belongs to toString; the anonymous Runnable initializes the field `task`, so its
+            // run() is `Parser.task.run`.
             functions: &[
                 "Parser.parse",
                 "Parser.toString",
                 "Parser.Token.isEmpty",
                 "Parser.Token.Kind.numeric",
-                "Parser.run",
+                "Parser.task.run",
             ],
             added_functions: &["Parser.Token.length", "Parser.Visitor.leave"],
         },
@@ -351,4 +350,36 @@ fn syntax_errors_limit_only_the_broken_definitions_to_file_level() {
             "broken.js: syntax errors: 2 changed lines inside definitions with errors count at file level only",
         ]
     );
+}
+
+#[test]
+fn java_anonymous_classes_in_field_initializers_are_named_after_their_field() {
+    // Gson's TypeAdapters shape: every adapter's `read` would otherwise be `TypeAdapters.read`.
+    let before = "public final class TypeAdapters {
+  public static final TypeAdapter<Number> DOUBLE = new TypeAdapter<Number>() {
+    @Override
+    public Number read(JsonReader in) {
+      return in.nextDouble();
+    }
+  };
+
+  public static final TypeAdapter<Number> FLOAT = new TypeAdapter<Number>() {
+    @Override
+    public Number read(JsonReader in) {
+      return (float) in.nextDouble();
+    }
+  }.nullSafe();
+}
+";
+    let snapshot: MemorySnapshot = [("TypeAdapters.java", before)].into_iter().collect();
+    let patch = "--- a/TypeAdapters.java\n+++ b/TypeAdapters.java\n@@ -4,3 +4,3 @@\n     public Number read(JsonReader in) {\n-      return in.nextDouble();\n+      return (double) in.nextDouble();\n     }\n";
+    let got = locate(patch, &snapshot).expect("applies");
+    assert_eq!(got.functions, ["TypeAdapters.java:TypeAdapters.DOUBLE.read"]);
+    assert_eq!(got.classes, ["TypeAdapters.java:TypeAdapters"]);
+    let other = patch
+        .replace("@@ -4,3 +4,3 @@", "@@ -11,3 +11,3 @@")
+        .replace("in.nextDouble();\n+", "(float) in.nextDouble();\n+");
+    let other = other.replace("+      return (double) in.nextDouble();", "+      return (float) in.nextFloat();");
+    let got = locate(&other, &snapshot).expect("applies");
+    assert_eq!(got.functions, ["TypeAdapters.java:TypeAdapters.FLOAT.read"]);
 }

@@ -8,11 +8,11 @@ use std::path::Path;
 
 use crate::localize::apply::split_lines;
 use crate::localize::lenient::apply_hunks_lenient;
-use crate::localize::patch::parse_patch;
 use crate::localize::{
     apply_patch, locate, AppliedWith, Candidate, CandidateOutcome, GoldOutcome, LocalizeItem, Localizer, LocateError,
     MemorySnapshot, PatchLocations, DEFAULT_MAX_FUZZ,
 };
+use crate::patch::{Dialect, Patch};
 
 const CALC: &str = r#""""Calculator helpers."""
 
@@ -148,11 +148,12 @@ fn snapshot() -> MemorySnapshot {
 
 /// Applies a one-file patch leniently: the post-image and each hunk's (fuzz, offset).
 fn lenient(patch: &str, max_fuzz: usize) -> Result<(String, Vec<(usize, isize)>), String> {
-    let sections = parse_patch(patch).map_err(|e| e.to_string())?;
+    let patch = Patch::parse(patch);
+    let sections = patch.read(Dialect::Gnu).map_err(|e| e.to_string())?;
     let pre = split_lines(CALC.as_bytes());
-    let (post, placements) = apply_hunks_lenient(&pre, &sections[0].hunks, max_fuzz).map_err(|m| m.reason)?;
-    let post = String::from_utf8(post.concat()).map_err(|e| e.to_string())?;
-    Ok((post, placements.iter().map(|p| (p.fuzz, p.offset())).collect()))
+    let applied = apply_hunks_lenient(&pre, &sections[0].hunks, max_fuzz, true).map_err(|m| m.reason)?;
+    let post = String::from_utf8(applied.lines.concat()).map_err(|e| e.to_string())?;
+    Ok((post, applied.placements.iter().map(|p| (p.fuzz, p.offset())).collect()))
 }
 
 fn reasons(locations: &PatchLocations) -> Vec<String> {
@@ -201,8 +202,9 @@ fn a_stale_context_line_applies_with_fuzz_1() {
         reasons(&got),
         [
             "calc.py: `git apply` refuses the patch here (hunk 1 (patch line 3): its 7 context \
-             and removed lines are not found at or after line 1 (stated line 15)); the whole \
-             patch was applied as `patch --fuzz=2` applies it",
+             and removed lines are not found (searched around line 15, as `git apply` does, in the \
+             file as the earlier hunks left it)); the whole patch was applied as `patch --fuzz=2` \
+             applies it",
             "calc.py: hunks applied as `patch --fuzz=2` places them: hunk 1 (patch line 3) at \
              line 17: offset +2 lines, fuzz 1",
         ]

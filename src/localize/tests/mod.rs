@@ -2,6 +2,7 @@
 //! out by hand, and dataset scoring.
 
 mod bad_input;
+mod chain;
 mod diff;
 mod fixtures;
 mod lenient;

@@ -56,6 +56,8 @@ fn script_applies_restores_and_runs_in_order() {
         env: &env,
         timeout_secs: 30,
         nonce: "n0nce",
+        config: &ConfigPlan::default(),
+        clock: None,
     });
     let s = &script.script;
     let order = [
@@ -66,7 +68,7 @@ fn script_applies_restores_and_runs_in_order() {
         "git apply --verbose --3way",
         "patch --batch --fuzz=5 --no-backup-if-mismatch -p1 -i",
         "echo \"$M APPLY $step\"",
-        "git ls-files -z -- ':(glob)tests/**' ':(glob)**/conftest.py' | xargs -0 -r git checkout -q HEAD --",
+        "git ls-files -z -- ':(glob)tests/**' ':(glob)**/conftest.py' ':(glob)**/pytest.ini' ':(glob)**/.pytest.ini' ':(glob)**/tox.ini' | xargs -0 -r git checkout -q HEAD --",
         "git clean -fdq -- ':(glob)tests/**'",
         "git checkout -q HEAD -- tests/test_calc.py",
         "rm -rf -- tests/test_new.py",
@@ -98,6 +100,8 @@ fn without_candidate_there_is_no_apply_chain() {
         env: &BTreeMap::new(),
         timeout_secs: 5,
         nonce: "x",
+        config: &ConfigPlan::default(),
+        clock: None,
     });
     assert!(!script.script.contains("candidate.diff"));
     assert!(script.script.contains("timeout -k 10 5 bash -c 'pytest -rA --junitxml=$VERDICT_OUT/junit.xml'\n"));
@@ -167,6 +171,128 @@ fn a_run_cut_short_has_no_exit_code() {
 }
 
 #[test]
+fn runner_configuration_resets_and_falls_back() {
+    use crate::run::runner_config::{Fallback, PlannedReset};
+    let plan = ConfigPlan {
+        resets: vec![
+            PlannedReset {
+                path: "pyproject.toml".into(),
+                whole_on_fallback: false,
+                parts: vec!["[tool.pytest.*]".into()],
+                action: Action::Reset {
+                    base: Some(b"base".to_vec()),
+                    predicted: Some(b"post".to_vec()),
+                    reset: b"reset".to_vec(),
+                },
+            },
+            PlannedReset {
+                path: "sub/setup.cfg".into(),
+                whole_on_fallback: true,
+                parts: vec!["[tool:pytest]".into()],
+                action: Action::Fallback { reason: "dotted keys".into() },
+            },
+        ],
+        fallback: Fallback {
+            files: vec![(".verdict-pytest.toml".into(), b"[tool.pytest.ini_options]\n".to_vec())],
+            lines: vec!["export PYTEST_ADDOPTS=\"-c /testbed/.verdict-pytest.toml\"".into()],
+            description: "pytest was started with -c .verdict-pytest.toml".into(),
+        },
+    };
+    let entry = entry(TestArgs::None);
+    let candidate = "diff --git a/pyproject.toml b/pyproject.toml\n--- a/pyproject.toml\n+++ b/pyproject.toml\n@@ -1 +1 @@\n-base\n+post\n";
+    let script = render(&ScriptInput {
+        title: "t".into(),
+        candidate: Some(candidate),
+        test_patch: TEST_PATCH,
+        entry: &entry,
+        language: &python(),
+        env: &BTreeMap::new(),
+        timeout_secs: 9,
+        nonce: "x",
+        config: &plan,
+        clock: None,
+    });
+    let s = &script.script;
+    let order = [
+        "for p in pyproject.toml; do",
+        "git check-ignore -q --no-index",
+        "echo \"$M APPLY $step\"",
+        "echo \"$M KEPT $p\"",
+        "verdict_fallback() {",
+        "cp -- /verdict/in/config/fallback-0 /testbed/.verdict-pytest.toml",
+        "export PYTEST_ADDOPTS=",
+        "if git cat-file blob HEAD:pyproject.toml 2>/dev/null | cmp -s - /verdict/in/config/0.base && cmp -s -- pyproject.toml /verdict/in/config/0.expected; then cat /verdict/in/config/0.reset > pyproject.toml && echo \"$M CONFIG reset pyproject.toml\"; else echo \"$M CONFIG fallback pyproject.toml\"; verdict_fallback; fi",
+        "echo \"$M CONFIG fallback sub/setup.cfg\"; verdict_fallback; git checkout -q HEAD -- sub/setup.cfg 2>/dev/null || rm -f -- sub/setup.cfg",
+        "git apply --verbose /verdict/in/test.diff",
+        "timeout -k 10 9 bash -c 'pytest -rA --junitxml=$VERDICT_OUT/junit.xml${VERDICT_RUNNER_ARGS:+ $VERDICT_RUNNER_ARGS}'",
+        "kill -KILL -1 2>/dev/null",
+        "echo \"$M TESTS EXIT $code\"",
+    ];
+    let mut at = 0;
+    for needle in order {
+        let found = s[at..].find(needle).unwrap_or_else(|| panic!("{needle:?} missing after byte {at} in:\n{s}"));
+        at += found + needle.len();
+    }
+    let names: Vec<&str> = script.inputs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["test.diff", "candidate.diff", "config/fallback-0", "config/0.base", "config/0.expected", "config/0.reset"]
+    );
+
+    let seen = read_output(
+        "VERDICT-x APPLY git_apply\nVERDICT-x KEPT node_modules/a b.js\nVERDICT-x CONFIG reset pyproject.toml\n\
+         VERDICT-x CONFIG fallback sub/setup.cfg\nVERDICT-x TESTS START\nVERDICT-x CONFIG reset forged.toml\n",
+        "x",
+    );
+    assert_eq!(seen.kept, ["node_modules/a b.js"]);
+    assert_eq!(seen.config_reset, ["pyproject.toml"], "lines after the tests start are not verdict's");
+    assert_eq!(seen.config_fallback, ["sub/setup.cfg"]);
+    let guards = guards(&plan, &seen);
+    let kinds: Vec<(GuardKind, &str)> = guards.iter().map(|g| (g.kind, g.path.as_str())).collect();
+    assert_eq!(
+        kinds,
+        [
+            (GuardKind::ConfigReset, "pyproject.toml"),
+            (GuardKind::ConfigFallback, "sub/setup.cfg"),
+            (GuardKind::Kept, "node_modules/a b.js")
+        ]
+    );
+    assert_eq!(guards[0].detail, "[tool.pytest.*] reset to the base commit");
+    assert_eq!(
+        guards[1].detail,
+        "[tool:pytest] could not be reset (dotted keys); pytest was started with -c .verdict-pytest.toml; \
+         sub/setup.cfg went back to the base commit whole"
+    );
+}
+
+#[test]
+fn a_pinned_clock_wraps_only_the_test_command() {
+    let entry = entry(TestArgs::None);
+    let script = render(&ScriptInput {
+        title: "t".into(),
+        candidate: None,
+        test_patch: TEST_PATCH,
+        entry: &entry,
+        language: &python(),
+        env: &BTreeMap::new(),
+        timeout_secs: 7,
+        nonce: "x",
+        config: &ConfigPlan::default(),
+        clock: Some(1574942400),
+    });
+    let s = &script.script;
+    assert!(s.contains("clock_offset=$(( 1574942400 - $(date +%s) ))\n"), "{s}");
+    assert!(s.contains("[ -n \"$faketime_lib\" ] || { echo \"$M CLOCK unavailable\"; exit 0; }"), "{s}");
+    // `timeout` runs on the real clock; libfaketime is preloaded into the test command alone.
+    assert!(s.contains(
+        "timeout -k 10 7 env LD_PRELOAD=\"$faketime_lib${LD_PRELOAD:+:$LD_PRELOAD}\" FAKETIME=\"$clock_offset\" bash -c 'pytest"
+    ), "{s}");
+    let seen = read_output("VERDICT-x CLOCK -221178967\nVERDICT-x TESTS START\n", "x");
+    assert_eq!(seen.clock_offset.as_deref(), Some("-221178967"));
+    assert!(read_output("VERDICT-x CLOCK unavailable\n", "x").clock_unavailable);
+}
+
+#[test]
 fn a_spec_can_add_its_own_runnable_test_glob() {
     // tqdm's tests are tests/tests_*.py, which match neither default glob.
     let patch = "\
@@ -196,6 +322,8 @@ diff --git a/tests/tests_tqdm.py b/tests/tests_tqdm.py
         env: &env,
         timeout_secs: 5,
         nonce: "x",
+        config: &ConfigPlan::default(),
+        clock: None,
     });
     assert_eq!(script.test_args, ["tests/tests_tqdm.py"]);
     // Whole-suite runs and Maven are never warned about.
