@@ -32,10 +32,11 @@ const OMNIGIRL: [&str; 15] = [
 ];
 
 /// SWE-bench's Python repositories with a built-in spec (the swebench package's
-/// MAP_REPO_VERSION_TO_SPECS; django/django and sympy/sympy have none yet).
-const SWEBENCH: [&str; 17] = [
+/// MAP_REPO_VERSION_TO_SPECS; sympy/sympy, whose bin/test has no parser yet, has none).
+const SWEBENCH: [&str; 18] = [
     "astropy/astropy",
     "dbt-labs/dbt-core",
+    "django/django",
     "marshmallow-code/marshmallow",
     "matplotlib/matplotlib",
     "mwaskom/seaborn",

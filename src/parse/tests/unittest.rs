@@ -6,6 +6,7 @@
 //! with no newline before it.
 
 use super::*;
+use crate::grade::integrity::check_console_summary;
 use TestStatus::*;
 
 /// Every result of the sample run, by test name; `{}` is where Python 3.11 and later repeat the
@@ -171,4 +172,56 @@ fn no_result_line_is_no_results() {
     let err =
         parse(ParserKind::Unittest, "Traceback (most recent call last):\nImportError: no module\n", &[]).unwrap_err();
     assert!(err.to_string().contains("`<test> ... <status>`"), "{err}");
+}
+
+/// Django 4.2.16's own runner, `tests/runtests.py --verbosity 2 --settings=test_sqlite`, on its
+/// `basic` tests and a sample app (`verdict_shapes`), with Python 3.9 and 3.11: the shape
+/// SWE-bench's Django instances are graded from.
+#[test]
+fn django_runtests() {
+    for (dir, suffix) in [("unittest/django_runtests_py39", false), ("unittest/django_runtests_py311", true)] {
+        let parsed = unittest(&format!("{dir}/console.txt"));
+        let id = |name: &str, class: &str| {
+            if suffix {
+                format!("{name} ({class}.{name})")
+            } else {
+                format!("{name} ({class})")
+            }
+        };
+        let plain = "verdict_shapes.tests.Plain";
+        let basic = "basic.tests.ModelInstanceCreationTests";
+        let status = |id: &str| parsed.tests.get(id).map(|r| r.status);
+        let shapes = [
+            (id("broken", "unittest.loader._FailedTest"), Error),
+            (id("test_db", "verdict_shapes.tests.WithDb"), Passed),
+            ("setUpClass (verdict_shapes.tests.BrokenSetup)".to_string(), Error),
+            ("A docstring's first line.".to_string(), Passed),
+            ("Fails, with a docstring.".to_string(), Failed),
+            (id("test_errors", plain), Error),
+            (id("test_expected_failure", plain), Xfail),
+            (id("test_fails", plain), Failed),
+            (id("test_passes", plain), Passed),
+            (id("test_prints", plain), Passed),
+            (id("test_skipped", plain), Skipped),
+            (id("test_subtests", plain), Failed),
+            (format!("{} (i=1)", id("test_subtests", plain)), Failed),
+            (format!("{} (i=2)", id("test_subtests", plain)), Failed),
+            (id("test_subtests_pass", plain), Passed),
+            (id("test_unexpected_success", plain), Xpass),
+            // Django's own tests, documented ones by their docstring's first line as printed.
+            (id("test_can_create_instance_using_kwargs", basic), Passed),
+            ("You can initialize a model instance using positional arguments,".to_string(), Passed),
+            ("as much precision in *seconds*".to_string(), Passed),
+        ];
+        for (test, expected) in &shapes {
+            assert_eq!(status(test), Some(*expected), "{dir}: {test}");
+        }
+        // 14 tests of `basic`, 16 entries of the sample (its failing subtests are entries too).
+        assert_eq!(parsed.tests.len(), 30, "{dir}: {:?}", parsed.tests.keys().collect::<Vec<_>>());
+        assert!(!parsed.tests.keys().any(|id| id.contains("Applying")), "{dir}");
+        assert_eq!(parsed.console_summary.as_ref().map(|s| (s.failed, s.errors)), Some((4, 3)), "{dir}");
+        assert_eq!(parsed.incomplete, None, "{dir}");
+        assert!(parsed.notes.is_empty(), "{dir}: {:?}", parsed.notes);
+        assert_eq!(check_console_summary(&parsed), None, "{dir}");
+    }
 }
