@@ -32,8 +32,8 @@ const OMNIGIRL: [&str; 15] = [
 ];
 
 /// SWE-bench's Python repositories with a built-in spec (the swebench package's
-/// MAP_REPO_VERSION_TO_SPECS; sympy/sympy, whose bin/test has no parser yet, has none).
-const SWEBENCH: [&str; 18] = [
+/// MAP_REPO_VERSION_TO_SPECS, less its swe-bench/humaneval).
+const SWEBENCH: [&str; 19] = [
     "astropy/astropy",
     "dbt-labs/dbt-core",
     "django/django",
@@ -52,6 +52,7 @@ const SWEBENCH: [&str; 18] = [
     "scikit-learn/scikit-learn",
     "sphinx-doc/sphinx",
     "sqlfluff/sqlfluff",
+    "sympy/sympy",
 ];
 
 #[test]
@@ -98,7 +99,9 @@ fn every_built_in_spec_entry_resolves() {
                 verdict::parse::ParserKind::Pytest => "--junitxml=$VERDICT_OUT/",
                 verdict::parse::ParserKind::Jest => "--outputFile=$VERDICT_OUT/",
                 verdict::parse::ParserKind::Mocha => "output=$VERDICT_OUT/",
-                verdict::parse::ParserKind::Maven | verdict::parse::ParserKind::Unittest => "",
+                verdict::parse::ParserKind::Maven
+                | verdict::parse::ParserKind::Unittest
+                | verdict::parse::ParserKind::Sympy => "",
                 #[allow(unreachable_patterns)]
                 _ => "",
             };

@@ -8,7 +8,8 @@
 //! The entry point is [`parse`]. The id form each runner produces is documented in its module:
 //! [`pytest`] (`path::Class::test[params]`), [`jest`] (`file > describe > … > title`),
 //! [`mocha`] (`file > fullTitle`), [`maven`] (`com.x.FooTest.testBar`) and [`unittest`]
-//! (`test_x (app.tests.FooTests)`, Python's unittest and Django's runner). Shared pieces:
+//! (`test_x (app.tests.FooTests)`, Python's unittest and Django's runner) and [`sympy`]
+//! (`test_name`, sympy's bin/test). Shared pieces:
 //! [`ansi`] strips colour codes, [`junit`] streams JUnit-style XML, and `combine` reconciles a
 //! structured report with the console.
 
@@ -24,6 +25,7 @@ pub mod junit;
 pub mod maven;
 pub mod mocha;
 pub mod pytest;
+pub mod sympy;
 #[cfg(test)]
 mod tests;
 pub mod unittest;
@@ -66,6 +68,7 @@ pub enum ParserKind {
     Mocha,
     Maven,
     Unittest,
+    Sympy,
 }
 
 /// Where a parser read its statuses from.
@@ -166,6 +169,7 @@ pub fn parse(kind: ParserKind, console: &str, structured: &[StructuredReport]) -
         ParserKind::Mocha => mocha::parse(console, structured),
         ParserKind::Maven => maven::parse(console, structured),
         ParserKind::Unittest => unittest::parse(console, structured),
+        ParserKind::Sympy => sympy::parse(console, structured),
     }
 }
 

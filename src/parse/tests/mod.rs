@@ -11,6 +11,7 @@ mod mocha;
 mod pytest;
 mod robust;
 mod summary;
+mod sympy;
 mod unittest;
 
 fn fixture(rel: &str) -> PathBuf {

@@ -7,8 +7,14 @@ use rand::{Rng, SeedableRng};
 use super::*;
 use crate::parse::ParseError;
 
-const KINDS: [ParserKind; 5] =
-    [ParserKind::Pytest, ParserKind::Jest, ParserKind::Mocha, ParserKind::Maven, ParserKind::Unittest];
+const KINDS: [ParserKind; 6] = [
+    ParserKind::Pytest,
+    ParserKind::Jest,
+    ParserKind::Mocha,
+    ParserKind::Maven,
+    ParserKind::Unittest,
+    ParserKind::Sympy,
+];
 
 /// Each runner's fixture console and its structured report file(s).
 fn samples() -> Vec<(ParserKind, String, Vec<StructuredReport>)> {
@@ -23,6 +29,7 @@ fn samples() -> Vec<(ParserKind, String, Vec<StructuredReport>)> {
         (ParserKind::Maven, console("maven/junit4_surefire2/console.txt"), surefire_reports("maven/junit4_surefire2")),
         (ParserKind::Unittest, console("unittest/py3.9/console.txt"), vec![]),
         (ParserKind::Unittest, console("unittest/django/console.txt"), vec![]),
+        (ParserKind::Sympy, console("sympy/sympy1.12/console.txt"), vec![]),
     ]
 }
 

@@ -16,6 +16,7 @@ fn every_fixture() -> Vec<(String, ParserKind, String, Vec<StructuredReport>)> {
         ("mocha", ParserKind::Mocha),
         ("maven", ParserKind::Maven),
         ("unittest", ParserKind::Unittest),
+        ("sympy", ParserKind::Sympy),
     ];
     for (runner, kind) in kinds {
         for case in std::fs::read_dir(fixture(runner)).unwrap().flatten().map(|e| e.path()) {
