@@ -177,3 +177,19 @@ fn ids_are_cut_bracket_aware() {
     assert_eq!(split_node_id("a/t.py::C::D::test[x::y]"), ("a/t.py", Some("a/t.py::C::D")));
     assert_eq!(split_node_id("a/t.py::test[C::x]"), ("a/t.py", None));
 }
+
+/// pytest 5.4.0 (Python 3.9.18, at /tmp/testbed) on a test whose failure report raises inside
+/// pytest's saferepr: an INTERNALERROR ends the session, and the JUnit XML holds an empty
+/// `<testcase time="0.000">` for the test being reported, then pytest's own `internal` case.
+#[test]
+fn internal_error_leaves_no_phantom_pass() {
+    let dir = "pytest/internal_error";
+    let parsed = ok(ParserKind::Pytest, &console(&format!("{dir}/console.txt")), &reports(dir, &["junit.xml"]));
+    assert_eq!(parsed.source, ResultSource::Structured);
+    assert_eq!(parsed.tests["tests/test_repr.py::test_ok"].status, TestStatus::Passed);
+    // The empty element is no test: before, it was read as a passing `.py::`.
+    assert!(parsed.tests.keys().all(|id| !id.starts_with(".py")), "{:?}", parsed.tests.keys().collect::<Vec<_>>());
+    assert!(!parsed.tests.values().any(|r| r.status == TestStatus::Passed && r.file.as_deref() == Some(".py")));
+    assert_eq!(parsed.tests.values().filter(|r| r.status == TestStatus::Passed).count(), 1);
+    assert!(parsed.notes.iter().any(|n| n.contains("INTERNALERROR")), "{:?}", parsed.notes);
+}
