@@ -49,6 +49,11 @@ pub fn build_context(
     builder.into_inner().map_err(|source| ContextError::Write { path: "<end>".into(), source })
 }
 
+/// The modification time of every repository file in `/testbed` (1980-01-02 00:00:00 UTC): fixed,
+/// so that the context's bytes depend on the tree only, and not before 1980, which ZIP cannot
+/// store (a build backend that zips the files, flit's editable wheels, fails on the epoch).
+pub const SNAPSHOT_MTIME: u64 = 315_619_200;
+
 fn append(builder: &mut tar::Builder<Vec<u8>>, path: &str, bytes: &[u8], mode: u32) -> Result<(), ContextError> {
     let mut header = tar::Header::new_gnu();
     header.set_size(bytes.len() as u64);
@@ -65,7 +70,7 @@ fn append_snapshot(builder: &mut tar::Builder<Vec<u8>>, snapshot: &[u8]) -> Resu
     dir.set_entry_type(tar::EntryType::Directory);
     dir.set_mode(0o755);
     dir.set_size(0);
-    dir.set_mtime(0);
+    dir.set_mtime(SNAPSHOT_MTIME);
     builder
         .append_data(&mut dir, "repo/", std::io::empty())
         .map_err(|source| ContextError::Write { path: "repo/".into(), source })?;
@@ -79,7 +84,7 @@ fn append_snapshot(builder: &mut tar::Builder<Vec<u8>>, snapshot: &[u8]) -> Resu
         let path = entry.path().map_err(ContextError::Snapshot)?.to_string_lossy().into_owned();
         let target = format!("repo/{path}");
         let mut header = entry.header().clone();
-        header.set_mtime(0);
+        header.set_mtime(SNAPSHOT_MTIME);
         if kind == tar::EntryType::Symlink {
             let link = entry.link_name().map_err(ContextError::Snapshot)?.unwrap_or_default().into_owned();
             builder
@@ -147,6 +152,10 @@ mod tests {
             }
             if path == "repo/link" {
                 assert_eq!(e.link_name().unwrap().unwrap().to_string_lossy(), "pkg/run.sh");
+            }
+            if path.starts_with("repo/") {
+                // ZIP (and so a wheel built from /testbed) cannot hold a time before 1980.
+                assert_eq!(e.header().mtime().unwrap(), SNAPSHOT_MTIME, "{path}");
             }
         }
     }
