@@ -10,6 +10,9 @@
 #   reach into it.
 # Placeholders: {{env_image}}.
 FROM {{env_image}}
+# The snapshot's files are dated 1980-01-02 (src/images/context.rs): a COPY cached from contexts
+# dated otherwise (its cache key ignores times) must not be reused.
+LABEL verdict.files-mtime="1980-01-02"
 COPY repo/ /testbed/
 COPY tree.txt /verdict/tree.txt
 WORKDIR /testbed
