@@ -3,7 +3,8 @@
 #   1. installs Debian's docker.io (and debootstrap, and docker-registry, the loopback registry the
 #      Swarm backend's tests push to) when they are missing;
 #   2. starts dockerd with overlay2 when no engine answers;
-#   3. makes the base OS image verdict uses (VERDICT_OS_IMAGE, default verdict-os:bookworm):
+#   3. installs Debian's chromium when it is missing: the tests load the HTML reports in it;
+#   4. makes the base OS image verdict uses (VERDICT_OS_IMAGE, default verdict-os:bookworm):
 #      pulled from a registry when one answers, otherwise built offline with debootstrap + docker import.
 # With `--suite NAME` (repeatable) it also makes verdict-os:NAME for the other Debian suites that
 # toolchain versions need (bullseye: Python 3.9, OpenJDK 11; trixie: Python 3.13, OpenJDK 21), so
@@ -39,6 +40,13 @@ if ! command -v dockerd >/dev/null 2>&1 || ! command -v debootstrap >/dev/null 2
   say "installing docker.io, debootstrap and docker-registry from Debian's packages"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io debootstrap docker-registry >/dev/null
+fi
+
+if ! command -v chromium >/dev/null 2>&1; then
+  need_root "installing chromium"
+  say "installing chromium from Debian's packages (the tests check the HTML reports in it)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
 if ! docker info >/dev/null 2>&1; then

@@ -43,6 +43,16 @@ pub const EXPECTED: &[(&str, &str, Option<&str>, bool, &str)] = &[
     ("verdict-demo__junit5geo-3", "patch_apply_failed", None, false, ""),
     ("verdict-demo__junit5geo-4", "unresolved", Some("git_apply"), false, "test"),
     ("verdict-demo__junit5geo-5", "resolved_full", Some("git_apply"), false, "class"),
+    // Go / go test -json (subtests, a package that does not build)
+    ("verdict-demo__gocalc-1", "resolved_full", Some("git_apply"), false, "test"),
+    ("verdict-demo__gocalc-2", "unresolved", Some("git_apply"), false, "test"),
+    ("verdict-demo__gocalc-3", "patch_apply_failed", None, false, ""),
+    ("verdict-demo__gocalc-4", "unresolved", Some("git_apply"), false, "test"),
+    // Rust / cargo test (libtest's console, a test in a module, a crate that does not compile)
+    ("verdict-demo__rustcalc-1", "resolved_full", Some("git_apply"), false, "test"),
+    ("verdict-demo__rustcalc-2", "unresolved", Some("git_apply"), false, "test"),
+    ("verdict-demo__rustcalc-3", "patch_apply_failed", None, false, ""),
+    ("verdict-demo__rustcalc-4", "unresolved", Some("git_apply"), false, "test"),
     // Candidates that try to fool the grader (pytest, jest); see harness/demo/README.md
     ("verdict-demo__guardpy-1", "unresolved", Some("git_apply"), false, "test"),
     ("verdict-demo__guardpy-2", "unresolved", Some("git_apply"), true, "test"),
@@ -127,11 +137,21 @@ fn demo_outcomes_from_real_containers() {
     assert_eq!(summary["empty_patch_instances"], count("empty_patch"));
     assert_eq!(summary["total_instances"].as_u64(), Some(EXPECTED.len() as u64));
     assert_eq!(summary["timeout_ids"].as_array().unwrap().len() as u64, count("timeout"));
-    for (language, prefix) in [("python", "py"), ("javascript", "jest"), ("typescript", "ts"), ("java", "junit")] {
+    for (language, prefix) in [
+        ("python", "py"),
+        ("javascript", "jest"),
+        ("typescript", "ts"),
+        ("java", "junit"),
+        ("go", "gocalc"),
+        ("rust", "rustcalc"),
+    ] {
         let n = summary["by_language"][language]["instances"].as_u64().unwrap_or(0);
         assert!(n > 0, "{language} in the summary's breakdown: {:#}", summary["by_language"]);
         assert!(printed.lines().any(|l| l.starts_with(language)), "the table has a {language} row ({prefix})");
     }
+    // The run's HTML report, in a real browser: its figures are the summary's.
+    crate::reports::check_run_report(&model_dir.join("report.html"), &summary);
+
     // Localization scores sit next to the resolve rate, in the summary and on the terminal.
     assert!(summary["localization"]["all"]["file"]["n"].as_u64().unwrap_or(0) > 0, "{:#}", summary["localization"]);
     assert!(printed.contains("localization:"), "{printed}");

@@ -11,6 +11,7 @@ mod docker_input;
 mod engines;
 mod faults;
 mod guard;
+mod reports;
 mod specs;
 mod swarm;
 mod toolchains;

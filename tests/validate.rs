@@ -62,6 +62,11 @@ fn validate_reproduces_the_demo_lists() {
         assert_eq!(got["problem_statement"], want["problem_statement"], "{id}");
         assert_eq!(got["base_commit"], want["base_commit"], "{id}");
     }
+    // Validation reports its CPU seconds, as evaluation does.
+    let reports = read_json(&logs.join("stripped").join("validation").join("summary.json"));
+    for r in reports.as_array().unwrap() {
+        assert!(r["timing"]["cpu_secs"].as_f64().is_some_and(|s| s > 0.0), "{}: {}", r["instance_id"], r["timing"]);
+    }
     assert_no_containers_left(&logs, &["stripped"]);
 }
 

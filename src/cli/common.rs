@@ -37,6 +37,8 @@ pub fn demo_dir() -> PathBuf {
 pub struct Loaded {
     pub path: PathBuf,
     pub instances: Vec<Instance>,
+    /// Every instance id of the file, before --instance-ids chose some.
+    pub dataset_ids: std::collections::HashSet<String>,
     pub is_demo: bool,
     pub repos: Arc<RepoStore>,
     pub specs: SpecRegistry,
@@ -47,6 +49,7 @@ pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> Result<Loaded> {
     let is_demo = args.dataset.is_none();
     let path = args.dataset.clone().unwrap_or_else(|| demo_dir().join("dataset.jsonl"));
     let mut instances = load_instances(&path)?;
+    let dataset_ids = instances.iter().map(|i| i.instance_id.clone()).collect();
     if !args.instance_ids.is_empty() {
         let unknown: Vec<&String> =
             args.instance_ids.iter().filter(|id| !instances.iter().any(|i| &&i.instance_id == id)).collect();
@@ -65,7 +68,7 @@ pub fn load_dataset(args: &DatasetArgs, logs: &Path) -> Result<Loaded> {
     }
     let repos = Arc::new(RepoStore::new(repo_dirs, logs.join(".cache"), !args.no_clone));
     let specs = SpecRegistry::load(&harness_dir(), &args.specs)?;
-    Ok(Loaded { path, instances, is_demo, repos, specs })
+    Ok(Loaded { path, instances, dataset_ids, is_demo, repos, specs })
 }
 
 /// The run id: given, else `demo` for the bundled demo, else the dataset file's stem.
@@ -185,6 +188,11 @@ pub fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
     crate::atomic::write(path, (text + "\n").as_bytes()).map_err(|e| Error::io("write", path, e))
 }
 
+/// Writes a text file (an HTML or JUnit report, a comparison) atomically, creating its folder.
+pub fn write_text(path: &Path, text: &str) -> Result<()> {
+    crate::atomic::write(path, text.as_bytes()).map_err(|e| Error::io("write", path, e))
+}
+
 /// What the summary needs to know of every instance: repository, language (from its spec),
 /// single- or cross-file gold patch, images in the issue.
 pub fn facts(loaded: &Loaded) -> std::collections::BTreeMap<String, crate::report::InstanceFacts> {
@@ -194,6 +202,26 @@ pub fn facts(loaded: &Loaded) -> std::collections::BTreeMap<String, crate::repor
         .map(|i| {
             let language = loaded.specs.resolve(i).ok().map(|(entry, _)| entry.language);
             (i.instance_id.clone(), crate::report::InstanceFacts::from_instance(i, language.as_deref()))
+        })
+        .collect()
+}
+
+/// The jobs of one model of a run: each of its predictions with its instance and the folder its
+/// report goes to (`<logs>/<run-id>/<model key>/<instance>`).
+pub fn model_jobs(
+    selected: &crate::dataset::sources::Assembled,
+    (model, method): (&str, &Option<String>),
+    logs: &std::path::Path,
+    run_id: &str,
+) -> Vec<(crate::dataset::Instance, crate::dataset::Prediction, std::path::PathBuf)> {
+    let key = crate::report::model_key(model, method.as_deref());
+    selected
+        .pairs
+        .iter()
+        .filter(|(_, p)| p.model_name_or_path == model && &p.method == method)
+        .map(|(instance, prediction)| {
+            let dir = crate::run::instance_dir(logs, run_id, &key, &instance.instance_id);
+            (instance.clone(), prediction.clone(), dir)
         })
         .collect()
 }

@@ -1,15 +1,18 @@
 //! The command line: clap definitions, and one module per command. `main.rs` only parses,
 //! calls [`run`] and exits with the code it returns ([`exit`] documents them).
 
+mod apply_only;
 mod build;
 mod check_envs;
 mod clean;
 mod collect;
 mod common;
+mod compare;
 pub mod error;
 mod evaluate;
 pub mod exit;
 mod localize;
+mod predictions;
 mod regrade;
 mod validate;
 
@@ -47,6 +50,10 @@ pub enum Command {
     Collect(collect::CollectArgs),
     /// Remove the containers verdict owns (all of them, or one run's), by label.
     Clean(clean::CleanArgs),
+    /// Finished runs side by side (run ids, run or model folders, or summary.json files):
+    /// resolve and apply rates, cost and localization per model, by language, repository,
+    /// patch scope and images, as a table, Markdown, CSV or JSON, and optionally HTML.
+    Compare(compare::CompareArgs),
 }
 
 /// Where the dataset and its repositories and specs come from.
@@ -100,7 +107,7 @@ pub struct RunArgs {
     /// (`2019-11-28`, noon UTC; `2019-11-28T10:00:00Z`). A pinned clock starts at that instant
     /// and runs on; use the same one for validate and evaluate.
     #[arg(long, default_value = "real", value_name = "real|created_at|DATE")]
-    pub clock: crate::run::clock::ClockSetting,
+    pub clock: crate::dataset::clock::ClockSetting,
     /// Output kept of one evaluation, in MiB: beyond it, the middle of the output is left out
     /// of output.txt and the console parse (with a note); structured reports are not affected.
     #[arg(long, default_value_t = crate::run::output::DEFAULT_LIMIT_MIB as f64, value_name = "MIB", value_parser = positive_f64)]
@@ -213,6 +220,7 @@ pub fn run(cli: Cli) -> i32 {
             Command::Localize(args) => localize::run(args),
             Command::Collect(args) => collect::run(args),
             Command::Clean(args) => clean::run(args).await,
+            Command::Compare(args) => compare::run(args),
         }
     });
     let result = match result {

@@ -40,6 +40,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         loaded.instances.iter().map(|i| (i.instance_id.as_str(), i)).collect();
     let ids: Vec<String> = loaded.instances.iter().map(|i| i.instance_id.clone()).collect();
     let facts = super::common::facts(&loaded);
+    super::evaluate::warn_empty_fail_to_pass(&loaded);
     let mut any = false;
     let mut unreadable = 0;
     for model_dir in models.flatten().map(|e| e.path()).filter(|p| p.is_dir()) {
@@ -86,7 +87,16 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         reports.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
         let mut summary = report::summarize(&ids, &reports, &facts);
         summary.localization = crate::report::localization::aggregate(&reports);
+        summary.run_id = Some(run_id.clone());
+        // The run's own wall time is not in the reports; keep the one the run recorded.
+        let previous: Option<report::Summary> = std::fs::read_to_string(model_dir.join("summary.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok());
+        if let Some(previous) = previous {
+            summary.verdict_cost.wall_secs = previous.verdict_cost.wall_secs;
+        }
         common::write_json(&model_dir.join("summary.json"), &summary)?;
+        common::write_text(&model_dir.join("report.html"), &report::html::render_run(&summary, &reports))?;
         let model = model_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         println!("model: {model}\n{}", report::render_table(&summary));
         println!("summary: {}", model_dir.join("summary.json").display());

@@ -156,6 +156,9 @@ async fn validate_one(ctx: &Context, instance: &Instance, repeat: usize, dir: &P
             let run_dir = dir.join(format!("{name}-{k}"));
             report.logs.push(run_dir.display().to_string());
             let raw = execute(ctx, &prepared, instance, candidate, &run_dir).await;
+            if let Some(cpu) = raw.cpu_secs {
+                *report.timing.cpu_secs.get_or_insert(0.0) += cpu;
+            }
             report.toolchains = raw.toolchains.clone();
             let run = decide::validation_run(phase, &raw, &format!("{}/output.txt", run_dir.display()));
             let stopped = matches!(run, PhaseRun::Stop { .. });

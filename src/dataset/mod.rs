@@ -1,15 +1,19 @@
 //! Datasets and predictions: reading SWE-bench, OmniGIRL and Multi-SWE-bench style files
-//! (JSON arrays, JSONL, or objects keyed by instance id) into [`Instance`] and [`Prediction`].
+//! (JSON arrays, JSONL, or objects keyed by instance id) into [`Instance`] and [`Prediction`],
+//! and what an instance is run under that is not its environment: the clock ([`clock`]).
 
+pub mod clock;
 pub mod collect;
 pub mod load;
 pub mod patch;
 pub mod repo;
+pub mod sources;
 pub mod spec;
 
 pub use load::{
-    gold_predictions, load_instances, load_predictions, load_ranked, match_predictions, write_instances_jsonl,
-    LoadError, Location, Matched, GOLD_MODEL,
+    examples, gold_predictions, load_instances, load_predictions, load_predictions_with, load_ranked,
+    match_predictions, write_instances_jsonl, Duplicate, Duplicates, LoadError, Location, Matched, PredictionFile,
+    GOLD_MODEL,
 };
 
 use serde::{Deserialize, Serialize};
@@ -49,6 +53,10 @@ pub struct Prediction {
     pub model_name_or_path: String,
     /// `None` or empty means the model produced no patch.
     pub model_patch: Option<String>,
+    /// The method that produced the patch (Agentless, AutoCodeRover, …), when the file or the
+    /// command line says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
     /// What producing this patch cost, when the prediction file says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<Cost>,

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use super::Instance;
 use crate::images::toolchain::{Catalog, CatalogError, Request, TOOLS};
-use crate::parse::ParserKind;
+use crate::parse::{RunnerId, TestArgs};
 
 /// One spec file as written: a repository, fields shared by its entries, and its per-version
 /// entries (each a table of [`SpecEntry`] fields, merged over `defaults`).
@@ -101,13 +101,15 @@ pub struct SpecEntry {
     /// The test command, run in `/testbed`. `$VERDICT_OUT` is the folder verdict collects
     /// structured reports from; the command should write its report there.
     pub test_cmd: String,
-    /// How the files of the test patch become arguments of the test command.
+    /// How the files of the test patch become arguments of the test command: `files`, `none`,
+    /// or a runner's own mapping (`jest`, `maven`, …; see [`TestArgs`]).
     #[serde(default)]
     pub test_args: TestArgs,
-    /// Which log parser reads the output.
-    pub log_parser: ParserKind,
+    /// Which runner reads the output (a name of the runner table, `crate::parse::RUNNERS`).
+    pub log_parser: RunnerId,
     /// Globs (relative to `/testbed`) of reports to copy into `$VERDICT_OUT` after the test
-    /// command, for runners that write them where they please (surefire).
+    /// command, for runners that write them where they please. Empty: the runner's own
+    /// (surefire's `**/target/surefire-reports/TEST-*.xml`).
     #[serde(default)]
     pub collect: Vec<String>,
     /// Extra environment for the install and test commands.
@@ -154,7 +156,7 @@ pub struct SpecEntry {
 
 impl SpecEntry {
     /// An entry with these required fields and every other field at its default.
-    pub fn new(language: impl Into<String>, test_cmd: impl Into<String>, log_parser: ParserKind) -> Self {
+    pub fn new(language: impl Into<String>, test_cmd: impl Into<String>, log_parser: RunnerId) -> Self {
         SpecEntry {
             language: language.into(),
             apt: Vec::new(),
@@ -202,23 +204,6 @@ fn version<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>,
             "a toolchain version must be a string: write \"{n}\" in quotes (a bare number loses trailing zeros, 3.10 becomes 3.1)"
         ))),
     }
-}
-
-/// How test-patch files become test command arguments.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TestArgs {
-    /// Each file of the test patch that matches the language's `test_arg_files` globs, as a path.
-    #[default]
-    Files,
-    /// Like `files`, with jest snapshots (`__snapshots__/x.test.js.snap`) mapped to their
-    /// spec file (`x.test.js`).
-    Jest,
-    /// `-Dtest=com.x.FooTest,...` from `src/test/java` paths, plus `-pl module,...` when the
-    /// files sit in modules of a multi-module build.
-    Maven,
-    /// No arguments: the command runs the whole suite.
-    None,
 }
 
 /// Per-language defaults: `harness/languages/<language>.toml`.

@@ -236,7 +236,8 @@ pub fn flagged(mut decided: Evaluation, suspicious: &[Suspicion]) -> Evaluation 
 /// Grades a parsed run: the integrity checks, the grade, the outcome and its reason (see the
 /// module doc).
 pub fn graded(expected: Expected<'_>, parsed: &ParsedTests, exit_code: i64, rules: &Rules) -> Evaluation {
-    let graded_ids = granularity::graded_tests(&[expected.fail_to_pass, expected.pass_to_pass], &parsed.tests);
+    let graded_ids =
+        granularity::graded_tests(&[expected.fail_to_pass, expected.pass_to_pass], &parsed.tests, parsed.nesting);
     let (worse, disagreement) = integrity::worse_of_disagreements(parsed, &graded_ids);
     let integrity: Vec<String> = disagreement
         .into_iter()
@@ -411,6 +412,7 @@ fn empty_run(note: String) -> ParsedTests {
         source: ResultSource::Console,
         disagreements: Vec::new(),
         notes: vec![note],
+        nesting: Default::default(),
         console_summary: None,
         incomplete: None,
     }

@@ -155,6 +155,9 @@ pub struct RawOutcome {
     pub cpu_secs: Option<f64>,
     /// Size of the instance image the run used.
     pub image_bytes: Option<u64>,
+    /// Its layers with their own sizes (kept in the report's `image_layers`, not here).
+    #[serde(skip)]
+    pub image_layers: Vec<crate::images::layers::LayerSize>,
     /// Files written to the run's folder, relative to it.
     #[serde(default)]
     pub files: Vec<String>,
@@ -197,6 +200,7 @@ impl RawOutcome {
             test_args: Vec::new(),
             cpu_secs: None,
             image_bytes: None,
+            image_layers: Vec::new(),
             files: Vec::new(),
             node: None,
             guards: Vec::new(),

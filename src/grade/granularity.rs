@@ -1,15 +1,17 @@
 //! Matching a dataset's expected id to the tests a run produced, at the dataset's level: one
 //! test, a test file, or a class.
 //!
+//! How ids nest is the runner's knowledge ([`Nesting`], from the runner that parsed the run).
 //! Order of attempts for an id that is not itself a test id, first for the id as given and
-//! then, when it starts with `org.`, for the id without it (OmniGIRL put `org.` in front of
-//! every Java class):
+//! then without each prefix the runner says datasets add (Maven: OmniGIRL put `org.` in front
+//! of every Java class):
 //! 1. a file: tests whose [`TestResult::file`] equals it (`./` and `/testbed/` prefixes are
 //!    ignored on both sides);
-//! 2. a class: tests whose [`TestResult::class`] equals it, or is nested in it
-//!    (`Class$Inner`, pytest `path.py::Class::Inner`);
+//! 2. a class: tests whose [`TestResult::class`] equals it, or is nested in it by the runner's
+//!    class separators (`Class$Inner`, pytest `path.py::Class::Inner`);
 //! 3. an id prefix, for parsers that left `file`/`class` empty: test ids that start with the
-//!    id followed by `::` (pytest), ` > ` (jest/mocha), `.` or `$` (Java).
+//!    id followed by one of the runner's separators (`::` pytest, ` > ` jest/mocha, `.` or `$`
+//!    Java).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
@@ -17,7 +19,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{ListName, Rules};
-use crate::parse::{TestResult, TestStatus};
+use crate::parse::{Nesting, TestResult, TestStatus};
 
 /// The level an expected id, or a whole list, was graded at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -64,10 +66,11 @@ pub struct CoarseMatch {
 pub(crate) struct Index<'a> {
     by_file: HashMap<String, Vec<&'a str>>,
     by_class: HashMap<&'a str, Vec<&'a str>>,
+    nesting: Nesting,
 }
 
 impl<'a> Index<'a> {
-    pub fn new(tests: &'a BTreeMap<String, TestResult>) -> Self {
+    pub fn new(tests: &'a BTreeMap<String, TestResult>, nesting: Nesting) -> Self {
         let mut by_file: HashMap<String, Vec<&'a str>> = HashMap::new();
         let mut by_class: HashMap<&'a str, Vec<&'a str>> = HashMap::new();
         for (id, result) in tests {
@@ -75,28 +78,27 @@ impl<'a> Index<'a> {
                 by_file.entry(normalize_path(file).to_string()).or_default().push(id);
             }
             if let Some(class) = &result.class {
-                for enclosing in enclosing_classes(class) {
+                for enclosing in enclosing_classes(class, &nesting) {
                     by_class.entry(enclosing).or_default().push(id);
                 }
             }
         }
-        Index { by_file, by_class }
+        Index { by_file, by_class, nesting }
     }
 }
 
-/// A class and every class it is nested in: `a.B$C$D` → `a.B$C$D`, `a.B$C`, `a.B`;
-/// `f.py::A::B` → `f.py::A::B`, `f.py::A` (never the bare file).
-fn enclosing_classes(class: &str) -> Vec<&str> {
-    let mut out = vec![class];
-    let first_colons = class.find("::").map(|i| i + 2);
-    for (i, _) in class.match_indices(['$', ':']) {
-        let cut = &class[..i];
-        let is_nested_pytest = class[i..].starts_with("::") && first_colons.is_some_and(|f| i + 2 > f);
-        if class[i..].starts_with('$') || is_nested_pytest {
-            out.push(cut);
-        }
+/// A class and every class it is nested in, by the runner's class separators:
+/// `a.B$C$D` → `a.B$C$D`, `a.B$C`, `a.B`; `f.py::A::B` → `f.py::A::B`, `f.py::A` (never the
+/// bare file, since pytest's first `::` follows the file).
+fn enclosing_classes<'c>(class: &'c str, nesting: &Nesting) -> Vec<&'c str> {
+    let mut cuts: Vec<usize> = Vec::new();
+    for (separator, after_file) in nesting.class_separators {
+        let skip = usize::from(*after_file);
+        cuts.extend(class.match_indices(separator).skip(skip).map(|(i, _)| i));
     }
-    out
+    cuts.sort_unstable();
+    cuts.dedup();
+    std::iter::once(class).chain(cuts.into_iter().map(|i| &class[..i])).collect()
 }
 
 fn normalize_path(path: &str) -> &str {
@@ -118,8 +120,12 @@ pub(crate) enum Match<'a> {
 }
 
 /// Every test id that one of `ids` grades: the id itself, or the tests of its file or class.
-pub(crate) fn graded_tests<'a>(ids: &[&[String]], tests: &'a BTreeMap<String, TestResult>) -> BTreeSet<&'a str> {
-    let index = Index::new(tests);
+pub(crate) fn graded_tests<'a>(
+    ids: &[&[String]],
+    tests: &'a BTreeMap<String, TestResult>,
+    nesting: Nesting,
+) -> BTreeSet<&'a str> {
+    let index = Index::new(tests, nesting);
     let mut graded = BTreeSet::new();
     for id in ids.iter().flat_map(|list| list.iter()) {
         match match_id(id, tests, &index) {
@@ -136,9 +142,7 @@ pub(crate) fn match_id<'a>(id: &str, tests: &'a BTreeMap<String, TestResult>, in
         return Match::Test(result);
     }
     let mut candidates = vec![id];
-    if let Some(stripped) = id.strip_prefix("org.") {
-        candidates.push(stripped);
-    }
+    candidates.extend(index.nesting.dropped_prefixes.iter().filter_map(|prefix| id.strip_prefix(prefix)));
     for candidate in candidates {
         if let Some((level, ids)) = coarse_ids(candidate, tests, index) {
             let found: Vec<_> =
@@ -163,16 +167,12 @@ fn coarse_ids<'a>(
     if let Some(ids) = index.by_class.get(candidate) {
         return Some((Granularity::Class, ids.clone()));
     }
-    for sep in ["::", " > ", ".", "$"] {
+    for (sep, after_file) in index.nesting.separators {
         let prefix = format!("{candidate}{sep}");
         let ids: Vec<&str> =
             tests.range(prefix.clone()..).map(|(k, _)| k.as_str()).take_while(|k| k.starts_with(&prefix)).collect();
         if !ids.is_empty() {
-            let level = match sep {
-                "::" if !candidate.contains("::") => Granularity::File,
-                " > " if !candidate.contains(" > ") => Granularity::File,
-                _ => Granularity::Class,
-            };
+            let level = if *after_file && !candidate.contains(sep) { Granularity::File } else { Granularity::Class };
             return Some((level, ids));
         }
     }

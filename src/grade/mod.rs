@@ -178,7 +178,7 @@ pub fn grade(fail_to_pass: &[String], pass_to_pass: &[String], parsed: &ParsedTe
 
 /// Grades one parsed run against the expected lists (see the module doc for the rules).
 pub fn grade_with(fail_to_pass: &[String], pass_to_pass: &[String], parsed: &ParsedTests, rules: &Rules) -> Grade {
-    let index = Index::new(&parsed.tests);
+    let index = Index::new(&parsed.tests, parsed.nesting);
     let mut coarse = Vec::new();
     let mut notes = Vec::new();
     let (f2p, f2p_level) = grade_list(ListName::FailToPass, fail_to_pass, parsed, &index, rules, &mut coarse);
@@ -223,7 +223,8 @@ pub fn grade_with(fail_to_pass: &[String], pass_to_pass: &[String], parsed: &Par
     }
     for c in &coarse {
         if let Some(stripped) = &c.matched_as {
-            notes.push(format!("{} id {:?} matched as {:?} (leading `org.` dropped)", c.list, c.id, stripped));
+            let dropped = c.id.strip_suffix(stripped.as_str()).unwrap_or_default();
+            notes.push(format!("{} id {:?} matched as {:?} (leading `{dropped}` dropped)", c.list, c.id, stripped));
         }
     }
     Grade {

@@ -24,6 +24,7 @@ fn run_with(tests: Vec<(&str, TestStatus, Option<&str>, Option<&str>)>) -> Parse
         source: ResultSource::Structured,
         disagreements: Vec::new(),
         notes: Vec::new(),
+        nesting: Default::default(),
         console_summary: None,
         incomplete: None,
     }
@@ -295,6 +296,37 @@ fn exit_code_contradictions() {
     let many: Vec<(String, TestStatus)> = (0..7).map(|i| (format!("t::{i}"), Error)).collect();
     let refs: Vec<(&str, TestStatus)> = many.iter().map(|(id, s)| (id.as_str(), *s)).collect();
     assert!(check_exit_code(0, &run(&refs)).unwrap().contains("and 2 more"));
+}
+
+/// A run as a given runner's parser leaves it: its nesting rules.
+fn run_of(runner: &str, tests: Vec<(&str, TestStatus, Option<&str>, Option<&str>)>) -> ParsedTests {
+    ParsedTests { nesting: crate::parse::RunnerId::named(runner).unwrap().nesting(), ..run_with(tests) }
+}
+
+#[test]
+fn each_runner_nests_its_ids_its_own_way() {
+    // Maven: `org.` is dropped, `$` nests classes, `.` continues an id.
+    let maven = run_of("maven", vec![("com.acme.CalcTest$Div.divides", Passed, None, None)]);
+    let g = grade(&ids(&["org.com.acme.CalcTest"]), &[], &maven);
+    assert!(g.resolved(), "{:?}", g.coarse);
+    assert_eq!(g.coarse[0].matched_as.as_deref(), Some("com.acme.CalcTest"));
+    // pytest: neither rule is pytest's, so the same ids do not match there.
+    let pytest = run_of("pytest", vec![("com.acme.CalcTest$Div.divides", Passed, None, None)]);
+    assert_eq!(grade(&ids(&["org.com.acme.CalcTest"]), &[], &pytest).tests_status.fail_to_pass.missing.len(), 1);
+    // pytest's own nesting: `path::Class` nested classes, the file before the first `::`.
+    let pytest = run_of(
+        "pytest",
+        vec![("t.py::A::B::test", Passed, None, Some("t.py::A::B")), ("t.py::test", Passed, None, None)],
+    );
+    let g = grade(&ids(&["t.py::A"]), &ids(&["t.py"]), &pytest);
+    assert!(g.resolved());
+    assert_eq!((g.granularity.fail_to_pass, g.granularity.pass_to_pass), (Granularity::Class, Granularity::File));
+    assert_eq!(g.coarse[1].tests, 2);
+    // jest: ` > ` continues an id, the part before the first one is the file.
+    let jest = run_of("jest", vec![("a.test.js > x > y", Passed, None, None)]);
+    let g = grade(&ids(&["a.test.js > x"]), &ids(&["a.test.js"]), &jest);
+    assert!(g.resolved());
+    assert_eq!((g.granularity.fail_to_pass, g.granularity.pass_to_pass), (Granularity::Class, Granularity::File));
 }
 
 #[test]

@@ -24,6 +24,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::OnceCell;
 
 use super::context::{build_context, ContextFile};
+use super::layers::{layers_of, LayerSize};
 use super::toolchain::{parse_toolchains_tsv, InstalledTool, OsSource};
 use super::{InstanceImages, Layer, LayerKind, OsNeed};
 use crate::dataset::repo::RepoStore;
@@ -77,9 +78,12 @@ pub enum OsImageError {
 }
 
 /// Facts about a built (or reused) image.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct BuiltImage {
     pub size_bytes: u64,
+    /// Its layers with their own sizes, so that images sharing a base count it once
+    /// ([`super::layers`]); empty when the engine would not say.
+    pub layers: Vec<LayerSize>,
     /// False when the image already existed and was reused.
     pub built_now: bool,
 }
@@ -322,13 +326,27 @@ impl Builder {
     }
 
     /// The image's size, or `None` when the engine says it does not exist.
-    async fn inspect(&self, tag: &str) -> Result<Option<u64>, EngineError> {
+    async fn inspect(&self, tag: &str) -> Result<Option<bollard::models::ImageInspect>, EngineError> {
         let docker = self.engine.docker();
         match self.engine.call("inspect an image", SHORT_CALL, docker.inspect_image(tag)).await {
-            Ok(info) => Ok(Some(info.size.unwrap_or(0).max(0) as u64)),
+            Ok(info) => Ok(Some(info)),
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    /// The image's size and its layers with their sizes (from its history; none when the
+    /// engine would not say, which only makes the run's image bytes count this image whole).
+    async fn facts(&self, tag: &str, info: bollard::models::ImageInspect, built_now: bool) -> BuiltImage {
+        let docker = self.engine.docker();
+        let layers = match self.engine.call("read an image's history", SHORT_CALL, docker.image_history(tag)).await {
+            Ok(history) => layers_of(&info, &history),
+            Err(e) => {
+                tracing::warn!(%tag, "cannot read the image's layers: {e}");
+                Vec::new()
+            }
+        };
+        BuiltImage { size_bytes: info.size.unwrap_or(0).max(0) as u64, layers, built_now }
     }
 
     /// Makes sure the OS image exists: present, else pulled from `pull_from` and tagged.
@@ -391,8 +409,8 @@ impl Builder {
             return Ok(Err(failure(why.clone())));
         }
         if !self.no_cache {
-            if let Some(size_bytes) = self.inspect(&layer.tag).await? {
-                return Ok(Ok(BuiltImage { size_bytes, built_now: false }));
+            if let Some(info) = self.inspect(&layer.tag).await? {
+                return Ok(Ok(self.facts(&layer.tag, info, false).await));
             }
         }
         // Only a layer that must be built needs the images it starts from.
@@ -497,7 +515,7 @@ impl Builder {
         }
         tracing::info!(tag = %layer.tag, secs = started.elapsed().as_secs_f64(), "built image");
         match self.inspect(&layer.tag).await? {
-            Some(size_bytes) => Ok(Ok(BuiltImage { size_bytes, built_now: true })),
+            Some(info) => Ok(Ok(self.facts(&layer.tag, info, true).await)),
             None => Ok(Err(fail("build finished but the image is missing".into(), Some(&log_path)))),
         }
     }

@@ -15,6 +15,7 @@
 
 pub mod build;
 pub mod context;
+pub mod layers;
 pub mod toolchain;
 
 use std::collections::BTreeMap;
@@ -136,10 +137,6 @@ impl Planner {
         self.languages = specs.languages().map(|(name, l)| (name.clone(), l.clone())).collect();
         self.availability = availability;
         self
-    }
-
-    pub fn os_image(&self) -> &str {
-        &self.os_image
     }
 
     pub fn availability(&self) -> Availability {

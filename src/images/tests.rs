@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::dataset::spec::SpecRegistry;
-use crate::parse::ParserKind;
+use crate::parse::RunnerId;
 
 fn planner(dir: &Path, certs: Vec<(String, Vec<u8>)>) -> Planner {
     std::fs::write(dir.join("python.Dockerfile"), "FROM {{os_image}}\nRUN apt-get install -y {{apt}}\n").unwrap();
@@ -24,7 +24,7 @@ fn entry() -> SpecEntry {
         apt: vec!["libxml2".into()],
         env_setup: vec!["pip install pytest".into()],
         install: vec!["pip install -e .".into()],
-        ..SpecEntry::new("python", "pytest", ParserKind::Pytest)
+        ..SpecEntry::new("python", "pytest", RunnerId::named("pytest").unwrap())
     }
 }
 
@@ -168,11 +168,15 @@ fn a_named_python_version_changes_the_suite_and_the_base_tag() {
 #[test]
 fn node_from_the_npm_registry_builds_in_a_stage_on_the_default_javascript_base() {
     let (p, specs) = real(OFFLINE);
-    let node16 = SpecEntry { node: Some("16".into()), ..SpecEntry::new("javascript", "npx jest", ParserKind::Jest) };
+    let node16 = SpecEntry {
+        node: Some("16".into()),
+        ..SpecEntry::new("javascript", "npx jest", RunnerId::named("jest").unwrap())
+    };
     let images = plan_for(&p, &specs, &node16, None);
     assert_eq!(images.helpers.len(), 1);
     let helper = &images.helpers[0];
-    let default_js = plan_for(&p, &specs, &SpecEntry::new("javascript", "npx jest", ParserKind::Jest), None);
+    let default_js =
+        plan_for(&p, &specs, &SpecEntry::new("javascript", "npx jest", RunnerId::named("jest").unwrap()), None);
     assert_eq!(helper.tag, default_js.base.tag, "the fetcher is the default JavaScript base");
     let d = &images.base.dockerfile;
     assert!(d.contains(&format!("FROM {} AS verdict-npm-registry", helper.tag)), "{d}");
@@ -188,7 +192,8 @@ fn node_from_the_npm_registry_builds_in_a_stage_on_the_default_javascript_base()
 #[test]
 fn a_toolchain_that_cannot_be_had_is_planned_as_unavailable() {
     let (p, specs) = real(OFFLINE);
-    let java8 = SpecEntry { java: Some("8".into()), ..SpecEntry::new("java", "mvn test", ParserKind::Maven) };
+    let java8 =
+        SpecEntry { java: Some("8".into()), ..SpecEntry::new("java", "mvn test", RunnerId::named("maven").unwrap()) };
     let images = plan_for(&p, &specs, &java8, None);
     let why = images.base.unavailable.as_deref().expect("unavailable");
     assert!(why.contains("java 8") && why.contains("no container registry answered"), "{why}");

@@ -144,6 +144,12 @@ impl Localizer {
         Localizer::default()
     }
 
+    /// A localizer that applies patches as leniently as the container's apply chain
+    /// (`patch --fuzz=5`), so a candidate that applied there is localized here too.
+    pub fn like_the_container() -> Self {
+        Localizer::new().with_max_fuzz(5)
+    }
+
     /// The same localizer, applying patches that `git apply` refuses with up to `max_fuzz`
     /// context lines ignored at each end of a hunk, as `patch --fuzz=max_fuzz` does (verdict's
     /// apply chain uses 5; 0 still allows offsets).

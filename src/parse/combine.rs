@@ -35,6 +35,11 @@ impl TestMap {
         self.entries.is_empty()
     }
 
+    /// The ids inserted so far, repeats included.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(id, _)| id.as_str())
+    }
+
     pub fn insert(&mut self, id: String, result: TestResult) {
         self.entries.push((id, result));
     }
@@ -42,9 +47,14 @@ impl TestMap {
     /// The map, and a note about repeated ids when there were any (`source` names the source
     /// in it; `None` leaves repeats unmentioned, where they are expected).
     pub fn finish(self, source: Option<&str>) -> (BTreeMap<String, TestResult>, Option<String>) {
-        // Sort positions, not the (large) entries; ties keep their order of appearance.
-        let mut order: Vec<usize> = (0..self.entries.len()).collect();
-        order.sort_unstable_by(|&a, &b| self.entries[a].0.cmp(&self.entries[b].0).then(a.cmp(&b)));
+        // Sort (id, position) pairs, not the (large) entries: the ids are compared without
+        // going through the entries, and ties keep their order of appearance.
+        let order: Vec<usize> = {
+            let mut keyed: Vec<(&str, usize)> =
+                self.entries.iter().enumerate().map(|(i, (id, _))| (id.as_str(), i)).collect();
+            keyed.sort_unstable();
+            keyed.into_iter().map(|(_, i)| i).collect()
+        };
         let mut slots: Vec<Option<(String, TestResult)>> = self.entries.into_iter().map(Some).collect();
         let mut unique: Vec<(String, TestResult)> = Vec::with_capacity(slots.len());
         let mut numbered: Vec<(String, u32, TestResult)> = Vec::new();
@@ -171,6 +181,7 @@ pub(crate) fn combine(
                 source: ResultSource::Structured,
                 disagreements,
                 notes,
+                nesting: Default::default(),
                 console_summary: None,
                 incomplete: None,
             })
@@ -187,6 +198,7 @@ pub(crate) fn combine(
                 source: ResultSource::Console,
                 disagreements: Vec::new(),
                 notes,
+                nesting: Default::default(),
                 console_summary: None,
                 incomplete: None,
             })

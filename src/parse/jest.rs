@@ -21,21 +21,73 @@
 //! SKIPPED. Console marks: `✓`/`√` passed, `✕`/`×` failed, `○ skipped`, `✎ todo`.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
 use super::ansi::strip_ansi;
 use super::combine::{combine, Read, Repeats, TestMap};
+use super::runner::{Nesting, ReportSource, Runner, TestFiles};
 use super::{
     has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport, SummaryCounts, TestResult,
     TestStatus,
 };
 
+/// The jest runner: `test_args = "jest"` passes the test patch's runnable files as paths and maps
+/// a snapshot (`__snapshots__/x.test.js.snap`) to its spec file (`x.test.js`); `--json
+/// --outputFile` writes the report into `$VERDICT_OUT`; ids nest as `file > describe > … > title`.
+pub struct Jest;
+
+impl Runner for Jest {
+    fn name(&self) -> &'static str {
+        "jest"
+    }
+
+    fn arguments(&self, files: &TestFiles<'_>) -> Option<Vec<String>> {
+        let mut args = Vec::new();
+        for path in files.paths() {
+            if let Some(spec) = snapshot_spec_file(path) {
+                args.push(spec);
+            } else if files.is_runnable(path) {
+                args.push(path.clone());
+            }
+        }
+        Some(args)
+    }
+
+    fn expects_runnable_files(&self) -> bool {
+        true
+    }
+
+    fn report(&self) -> ReportSource {
+        ReportSource::OutDir
+    }
+
+    fn parse(&self, console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
+        parse(console, structured)
+    }
+
+    fn nesting(&self) -> Nesting {
+        Nesting { separators: &[(" > ", true)], class_separators: &[], dropped_prefixes: &[] }
+    }
+}
+
+/// `src/__snapshots__/x.test.js.snap` → `src/x.test.js`.
+fn snapshot_spec_file(path: &str) -> Option<String> {
+    let stem = path.strip_suffix(".snap")?;
+    let (dir, file) = stem.rsplit_once("__snapshots__/")?;
+    Some(format!("{dir}{file}"))
+}
+
 pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     let text = strip_ansi(console);
     let structured = read_structured(structured, &text);
+    let known = match &structured {
+        Read::Found(map, _) => Some(map),
+        Read::Unusable(_) => None,
+    };
+    let console = read_console(&text, known);
     let incomplete = stopped_part_way(&structured, &text);
-    let console = read_console(&text);
     let mut parsed = combine(structured, console, |_, _| None)?;
     parsed.console_summary = closing_summary(&text);
     if let Some(why) = &incomplete {
@@ -123,7 +175,7 @@ fn json_status(status: &str) -> Option<TestStatus> {
     }
 }
 
-fn read_structured(reports: &[StructuredReport], console: &str) -> Read {
+pub(crate) fn read_structured(reports: &[StructuredReport], console: &str) -> Read {
     let mut notes = Vec::new();
     let candidates: Vec<&StructuredReport> = reports.iter().filter(|r| has_extension(&r.name, "json")).collect();
     let mut problems = Vec::new();
@@ -195,19 +247,27 @@ fn from_report(doc: Report, mut notes: Vec<String>) -> Read {
 struct Block<'t> {
     file: String,
     passed: bool,
-    tests: usize,
+    /// The tree's tests in order: describe path, title as printed (maybe with a duration, maybe
+    /// over several lines), status.
+    tests: Vec<(Vec<&'t str>, String, TestStatus)>,
     suite_error: bool,
-    /// `● outer › inner › title` failure headings, used when the tree is absent.
+    /// `● outer › inner › title` failure headings: the failing tests' exact titles, and the
+    /// failing tests themselves when the tree is absent.
     failures: Vec<&'t str>,
 }
 
-fn read_console(text: &str) -> Read {
+/// `known`: the ids of the structured report, when it was read; they tell a title's own
+/// trailing `(3 ms)` from a duration jest printed.
+pub(crate) fn read_console(text: &str, known: Option<&BTreeMap<String, TestResult>>) -> Read {
     let mut map = TestMap::new(Repeats::Number);
     let mut block: Option<Block> = None;
     let mut describes: Vec<&str> = Vec::new();
     let mut in_details = false;
     let mut console_block: Option<usize> = None;
+    // The last test line, while the lines after it may continue its title.
+    let mut open_title = false;
     for line in text.lines() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
         let trimmed = line.trim_start();
         let indent = line.len() - trimmed.len();
         if let Some(outer) = console_block {
@@ -217,10 +277,11 @@ fn read_console(text: &str) -> Read {
             console_block = None;
         }
         if let Some((passed, file)) = header(line) {
-            finish(&mut map, block.take());
-            block = Some(Block { file: file.to_string(), passed, tests: 0, suite_error: false, failures: Vec::new() });
+            finish(&mut map, block.take(), known);
+            block = Some(Block { file: file.to_string(), passed, tests: Vec::new(), suite_error: false, failures: Vec::new() });
             describes.clear();
             in_details = false;
+            open_title = false;
             continue;
         }
         if trimmed.starts_with("Summary of all failing tests") {
@@ -228,12 +289,22 @@ fn read_console(text: &str) -> Read {
             break;
         }
         if trimmed.starts_with("Test Suites:") {
-            finish(&mut map, block.take());
+            finish(&mut map, block.take(), known);
+            open_title = false;
             continue;
         }
         let Some(current) = block.as_mut() else {
             continue;
         };
+        // A title with a newline goes on at the start of the next line.
+        if open_title && indent < 2 && !trimmed.is_empty() && !trimmed.starts_with('●') {
+            if let Some((_, title, _)) = current.tests.last_mut() {
+                title.push('\n');
+                title.push_str(line);
+            }
+            continue;
+        }
+        open_title = false;
         if is_console_call(trimmed) {
             console_block = Some(indent);
             continue;
@@ -252,34 +323,27 @@ fn read_console(text: &str) -> Read {
             continue;
         }
         let level = (indent - 2) / 2;
-        let Some((status, title)) = test_line(trimmed) else {
-            describes.truncate(level);
-            describes.push(trimmed.trim_end());
-            continue;
-        };
         describes.truncate(level);
-        current.tests += 1;
-        let mut id = current.file.clone();
-        for d in &describes {
-            id.push_str(SEP);
-            id.push_str(d);
+        match test_line(trimmed) {
+            Some((status, title)) => {
+                current.tests.push((describes.clone(), title.to_string(), status));
+                open_title = true;
+            }
+            None => describes.push(trimmed),
         }
-        id.push_str(SEP);
-        id.push_str(title);
-        map.insert(id, test_result(&current.file, &describes, status));
     }
-    finish(&mut map, block);
+    finish(&mut map, block, known);
     if map.is_empty() {
         return Read::Unusable("it shows no jest PASS/FAIL file blocks".to_string());
     }
     Read::found(map, Vec::new(), "console")
 }
 
-fn finish(map: &mut TestMap, block: Option<Block>) {
+fn finish(map: &mut TestMap, block: Option<Block>, known: Option<&BTreeMap<String, TestResult>>) {
     let Some(block) = block else { return };
     if block.suite_error {
         map.insert(block.file.clone(), file_result(&block.file, TestStatus::Error));
-    } else if block.tests == 0 {
+    } else if block.tests.is_empty() {
         // No verbose tree: the file's own entry, plus the failing tests its headings name.
         let status = if block.passed { TestStatus::Passed } else { TestStatus::Failed };
         map.insert(block.file.clone(), file_result(&block.file, status));
@@ -291,6 +355,35 @@ fn finish(map: &mut TestMap, block: Option<Block>) {
                 test_result(&block.file, ancestors, TestStatus::Failed),
             );
         }
+        return;
+    }
+    for (describes, printed, status) in &block.tests {
+        let mut prefix = block.file.clone();
+        for d in describes {
+            prefix.push_str(SEP);
+            prefix.push_str(d);
+        }
+        prefix.push_str(SEP);
+        let title = title_of(printed, *status, |title| {
+            let heading = describes.iter().copied().chain([title]).collect::<Vec<_>>().join(" › ");
+            block.failures.contains(&heading.as_str()) || known.is_some_and(|k| k.contains_key(&format!("{prefix}{title}")))
+        });
+        map.insert(format!("{prefix}{title}"), test_result(&block.file, describes, *status));
+    }
+}
+
+/// A test's title from its printed line: jest adds ` (3 ms)` after passed and failed tests that
+/// took time, and nothing after skipped ones. A trailing duration is the title's own when the
+/// structured report or a failure heading names the test with it (`is_title`).
+fn title_of(printed: &str, status: TestStatus, is_title: impl Fn(&str) -> bool) -> &str {
+    if status == TestStatus::Skipped {
+        return printed;
+    }
+    let stripped = strip_duration(printed);
+    if stripped.len() < printed.len() && is_title(printed) {
+        printed
+    } else {
+        stripped
     }
 }
 
@@ -326,7 +419,8 @@ fn is_console_call(trimmed: &str) -> bool {
     )
 }
 
-/// A test line of the verbose tree: its status and its title without the duration.
+/// A test line of the verbose tree: its status and what follows the mark (the title, and the
+/// duration jest may have added).
 fn test_line(trimmed: &str) -> Option<(TestStatus, &str)> {
     let mut chars = trimmed.chars();
     let mark = chars.next()?;
@@ -338,7 +432,7 @@ fn test_line(trimmed: &str) -> Option<(TestStatus, &str)> {
         '✎' => (TestStatus::Skipped, rest.strip_prefix("todo ").unwrap_or(rest)),
         _ => return None,
     };
-    Some((status, strip_duration(title.trim_end())))
+    Some((status, title))
 }
 
 /// `title (3 ms)` / `title (5.2 s)` → `title`.
@@ -385,8 +479,11 @@ pub(crate) fn closing_summary(text: &str) -> Option<SummaryCounts> {
 fn stopped_part_way(structured: &Read, text: &str) -> Option<String> {
     let summary = text.lines().any(|l| l.trim_start().starts_with("Test Suites:"));
     (!matches!(structured, Read::Found(..)) && !summary).then(|| {
-        "jest wrote no JSON report and printed no closing `Test Suites:` summary: the run stopped part-way \
-         (a test may have ended the process), so the files that did not run are missing"
-            .to_string()
+        let files = text.lines().filter(|l| header(l.strip_suffix('\r').unwrap_or(l)).is_some()).count();
+        format!(
+            "jest wrote no JSON report and printed no closing `Test Suites:` summary: the run stopped part-way \
+             (a test may have ended the process); only the {files} file(s) it reported are here, and the files \
+             that did not run are missing"
+        )
     })
 }

@@ -23,9 +23,75 @@
 use super::ansi::strip_ansi;
 use super::combine::{combine, FastSet, Read, Repeats, TestMap};
 use super::junit::{read_cases, JunitError, Outcome};
+use super::runner::{Nesting, ReportSource, Runner, TestFiles};
 use super::{has_extension, text_of, ParseError, ParsedTests, StructuredReport, SummaryCounts, TestResult, TestStatus};
 
 pub mod surefire_console;
+
+/// The Maven / surefire runner: `test_args = "maven"` turns `src/test/java` paths into
+/// `-Dtest=…` (and `-pl …`); the reports are surefire's `TEST-*.xml`, collected by glob; ids
+/// nest as `package.Class$Inner.method`, and datasets' spurious leading `org.` is dropped.
+pub struct Maven;
+
+/// Where surefire writes its reports, when the spec's `collect` names no other place.
+const SUREFIRE_REPORTS: &[&str] = &["**/target/surefire-reports/TEST-*.xml"];
+
+impl Runner for Maven {
+    fn name(&self) -> &'static str {
+        "maven"
+    }
+
+    fn arguments(&self, files: &TestFiles<'_>) -> Option<Vec<String>> {
+        Some(maven_arguments(files.paths()))
+    }
+
+    fn report(&self) -> ReportSource {
+        ReportSource::Collect(SUREFIRE_REPORTS)
+    }
+
+    fn parse(&self, console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
+        parse(console, structured)
+    }
+
+    fn nesting(&self) -> Nesting {
+        Nesting {
+            separators: &[(".", false), ("$", false)],
+            class_separators: &[("$", false)],
+            dropped_prefixes: &["org."],
+        }
+    }
+}
+
+/// `-Dtest=com.x.FooTest,com.x.FooTest$*,...` for test classes under `src/test/java` (the
+/// `$*` pattern keeps their nested classes, which surefire would otherwise leave out), plus
+/// `-pl a,b` when they sit in modules of a multi-module build.
+fn maven_arguments(paths: &[String]) -> Vec<String> {
+    let mut classes: Vec<String> = Vec::new();
+    let mut modules: Vec<String> = Vec::new();
+    for path in paths {
+        let Some((module, class_path)) = path.split_once("src/test/java/") else { continue };
+        let Some(class_path) = class_path.strip_suffix(".java") else { continue };
+        let class = class_path.replace('/', ".");
+        for pattern in [class.clone(), format!("{class}$*")] {
+            if !classes.contains(&pattern) {
+                classes.push(pattern);
+            }
+        }
+        let module = module.trim_end_matches('/');
+        if !module.is_empty() && !modules.iter().any(|m| m == module) {
+            modules.push(module.to_string());
+        }
+    }
+    let mut args = Vec::new();
+    if !classes.is_empty() {
+        args.push(format!("-Dtest={}", classes.join(",")));
+    }
+    if !modules.is_empty() {
+        args.push("-pl".into());
+        args.push(modules.join(","));
+    }
+    args
+}
 
 pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     let text = strip_ansi(console);

@@ -24,10 +24,33 @@ use serde::Deserialize;
 
 use super::ansi::strip_ansi;
 use super::combine::{combine, FastMap, Read, Repeats, TestMap};
+use super::runner::{Nesting, ReportSource, Runner};
 use super::{
     has_extension, json, relative_path, text_of, ParseError, ParsedTests, StructuredReport, SummaryCounts, TestResult,
     TestStatus,
 };
+
+/// The mocha runner: test files are passed as paths (`test_args = "files"`), the JSON reporter
+/// writes into `$VERDICT_OUT`, and ids nest as `file > fullTitle`.
+pub struct Mocha;
+
+impl Runner for Mocha {
+    fn name(&self) -> &'static str {
+        "mocha"
+    }
+
+    fn report(&self) -> ReportSource {
+        ReportSource::OutDir
+    }
+
+    fn parse(&self, console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
+        parse(console, structured)
+    }
+
+    fn nesting(&self) -> Nesting {
+        Nesting { separators: &[(" > ", true)], class_separators: &[], dropped_prefixes: &[] }
+    }
+}
 
 pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     let text = strip_ansi(console);

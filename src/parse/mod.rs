@@ -1,13 +1,17 @@
-//! Test-log parsing: turns what a test run left behind (console output plus any structured
-//! reports collected from a path verdict chose) into one normalized map of test id → status.
+//! Test runners and test-log parsing: turns what a test run left behind (console output plus
+//! any structured reports collected from a path verdict chose) into one normalized map of test
+//! id → status.
 //!
-//! One parser per test framework, one file each. Each parser prefers the structured report and
-//! falls back to the console, records which source it used, and records every test whose status
-//! differs between the two. Pure functions over text: no Docker, no async.
+//! One module per test runner, listed once in the runner table below ([`RUNNERS`]). A runner's
+//! module holds everything verdict knows about it (the [`Runner`] trait, in [`runner`]): how test
+//! files become arguments, where its structured report comes from, its parser, and how its ids
+//! nest for grading. Each parser prefers the structured report and falls back to the console,
+//! records which source it used, and records every test whose status differs between the two.
+//! Pure functions over text: no Docker, no async.
 //!
 //! The entry point is [`parse`]. The id form each runner produces is documented in its module:
 //! [`pytest`] (`path::Class::test[params]`), [`jest`] (`file > describe > … > title`),
-//! [`mocha`] (`file > fullTitle`), [`maven`] (`com.x.FooTest.testBar`) and [`unittest`]
+//! [`mocha`] (`file > fullTitle`), [`maven`] (`com.x.FooTest.testBar`), [`unittest`]
 //! (`test_x (app.tests.FooTests)`, Python's unittest and Django's runner) and [`sympy`]
 //! (`test_name`, sympy's bin/test). Shared pieces:
 //! [`ansi`] strips colour codes, [`junit`] streams JUnit-style XML, and `combine` reconciles a
@@ -19,16 +23,34 @@ use serde::{Deserialize, Serialize};
 
 pub mod ansi;
 mod combine;
-pub mod jest;
 mod json;
 pub mod junit;
-pub mod maven;
-pub mod mocha;
-pub mod pytest;
-pub mod sympy;
+pub mod runner;
 #[cfg(test)]
 mod tests;
-pub mod unittest;
+
+pub use runner::{Nesting, ReportSource, Runner, RunnerId, TestArgs, TestFiles};
+
+/// Declares each runner's module and lists its runner in [`RUNNERS`].
+macro_rules! runners {
+    ($($module:ident :: $runner:ident),* $(,)?) => {
+        $(pub mod $module;)*
+        /// The runner table: every runner verdict knows, by the name a spec's `log_parser`
+        /// gives. Adding a runner is one module and one line here.
+        pub static RUNNERS: &[&dyn Runner] = &[$(&$module::$runner),*];
+    };
+}
+
+runners! {
+    pytest::Pytest,
+    jest::Jest,
+    mocha::Mocha,
+    maven::Maven,
+    go::GoTest,
+    cargo::CargoTest,
+    unittest::Unittest,
+    sympy::Sympy,
+}
 
 /// The repository root inside the evaluation container. Absolute paths under it are made
 /// relative; other paths are kept as written.
@@ -57,18 +79,6 @@ impl TestStatus {
     pub fn is_failure(self) -> bool {
         matches!(self, TestStatus::Failed | TestStatus::Error | TestStatus::Xpass)
     }
-}
-
-/// Which log parser a harness spec selects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ParserKind {
-    Pytest,
-    Jest,
-    Mocha,
-    Maven,
-    Unittest,
-    Sympy,
 }
 
 /// Where a parser read its statuses from.
@@ -116,6 +126,10 @@ pub struct ParsedTests {
     /// a truncated report, a repeated test name that was renamed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// How the ids nest, from the runner that parsed them (every runner's rules when the
+    /// result was built some other way), for grading coarse ids.
+    #[serde(skip)]
+    pub nesting: Nesting,
     /// The counts of the console's closing summary (`4 failed, 2 passed in 0.1s`), when the
     /// console printed one. Grading checks them against `tests`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -162,15 +176,10 @@ pub enum ParseError {
 /// (see [`ParsedTests::disagreements`]). Otherwise the console is parsed and `notes` says why.
 /// Never panics on any input; returns [`ParseError::NoResults`] when neither source holds a
 /// recognizable test result.
-pub fn parse(kind: ParserKind, console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
-    match kind {
-        ParserKind::Pytest => pytest::parse(console, structured),
-        ParserKind::Jest => jest::parse(console, structured),
-        ParserKind::Mocha => mocha::parse(console, structured),
-        ParserKind::Maven => maven::parse(console, structured),
-        ParserKind::Unittest => unittest::parse(console, structured),
-        ParserKind::Sympy => sympy::parse(console, structured),
-    }
+pub fn parse(runner: RunnerId, console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
+    let mut parsed = runner.parse(console, structured)?;
+    parsed.nesting = runner.nesting();
+    Ok(parsed)
 }
 
 /// A report's bytes as text: borrowed when valid UTF-8 (the fast, usual case), otherwise with

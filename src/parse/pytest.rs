@@ -29,12 +29,35 @@
 use std::collections::HashMap;
 
 use super::ansi::strip_ansi;
-use super::combine::{combine, Read, Repeats, TestMap};
+use super::combine::{combine, FastSet, Read, Repeats, TestMap};
 use super::junit::{read_cases, Case, JunitError, Outcome};
+use super::runner::{Nesting, ReportSource, Runner};
 use super::{
     has_extension, relative_path, text_of, ParseError, ParsedTests, StructuredReport, SummaryCounts, TestResult,
     TestStatus,
 };
+
+/// The pytest runner: test files are passed as paths (`test_args = "files"`), the JUnit XML is
+/// written into `$VERDICT_OUT` by `--junitxml`, and ids nest as `path::Class::Inner::test`.
+pub struct Pytest;
+
+impl Runner for Pytest {
+    fn name(&self) -> &'static str {
+        "pytest"
+    }
+
+    fn report(&self) -> ReportSource {
+        ReportSource::OutDir
+    }
+
+    fn parse(&self, console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
+        parse(console, structured)
+    }
+
+    fn nesting(&self) -> Nesting {
+        Nesting { separators: &[("::", true)], class_separators: &[("::", true)], dropped_prefixes: &[] }
+    }
+}
 
 pub(crate) fn parse(console: &str, structured: &[StructuredReport]) -> Result<ParsedTests, ParseError> {
     let text = strip_ansi(console);
@@ -69,14 +92,40 @@ fn result_for(id: &str, status: TestStatus) -> TestResult {
 
 /// The file part and the class part (`path::Class::Inner`) of a node id.
 pub(crate) fn split_node_id(id: &str) -> (&str, Option<&str>) {
-    let Some(path_end) = id.find("::") else {
+    let bytes = id.as_bytes();
+    let Some(path_end) = find_colons(bytes, 0) else {
         return (id, None);
     };
-    let params = id[path_end..].find('[').map_or(id.len(), |p| path_end + p);
-    let head = &id[..params];
-    let last = head.rfind("::").unwrap_or(path_end);
+    let params = bytes[path_end..].iter().position(|&b| b == b'[').map_or(id.len(), |p| path_end + p);
+    let last = rfind_colons(&bytes[..params]).unwrap_or(path_end);
     let class = (last > path_end).then(|| &id[..last]);
     (&id[..path_end], class)
+}
+
+/// The first `::` at or after `from` (a byte search: this runs once or twice per test line,
+/// where building a substring searcher costs more than the search).
+fn find_colons(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while let Some(p) = bytes.get(i..)?.iter().position(|&b| b == b':') {
+        let at = i + p;
+        if bytes.get(at + 1) == Some(&b':') {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
+}
+
+/// The last `::` of `bytes`.
+fn rfind_colons(bytes: &[u8]) -> Option<usize> {
+    let mut end = bytes.len();
+    while let Some(at) = bytes[..end].iter().rposition(|&b| b == b':') {
+        if at > 0 && bytes[at - 1] == b':' {
+            return Some(at - 1);
+        }
+        end = at;
+    }
+    None
 }
 
 // ---------------------------------------------------------------- console
@@ -101,16 +150,41 @@ fn read_console(text: &str) -> Read {
                     located_skips += 1;
                     continue;
                 }
-                let id = cut_id(rest);
+                let (id, path_end, params) = cut_id_at(rest);
                 if !id.is_empty() {
-                    map.insert(id.to_string(), result_for(id, status));
+                    map.insert(id.to_string(), result_at(id, path_end, params, status));
                 }
             }
             if located_skips > 0 {
-                notes.push(format!(
-                    "console: {located_skips} `SKIPPED [N] file:line` summary lines name no test id; \
-                     those skipped tests are absent from the console results"
-                ));
+                // `-v` progress lines name the skipped tests the summary gives only by location.
+                let skipped: Vec<&str> = progress_section(text)
+                    .lines()
+                    .filter_map(|line| match verbose_line(line) {
+                        Some((TestStatus::Skipped, id)) => Some(id),
+                        _ => None,
+                    })
+                    .collect();
+                let mut recovered = 0usize;
+                if !skipped.is_empty() {
+                    let mut named: FastSet<String> = map.ids().map(str::to_string).collect();
+                    for id in skipped {
+                        if named.insert(id.to_string()) {
+                            recovered += 1;
+                            map.insert(id.to_string(), result_for(id, TestStatus::Skipped));
+                        }
+                    }
+                }
+                notes.push(if recovered == 0 {
+                    format!(
+                        "console: {located_skips} `SKIPPED [N] file:line` summary lines name no test id; \
+                         those skipped tests are absent from the console results"
+                    )
+                } else {
+                    format!(
+                        "console: {located_skips} `SKIPPED [N] file:line` summary lines name no test id; \
+                         {recovered} skipped tests were named by the `-v` progress lines instead"
+                    )
+                });
             }
         }
         None => {
@@ -134,6 +208,27 @@ fn read_console(text: &str) -> Read {
     Read::found(map, notes, "console")
 }
 
+/// The per-test progress lines: from the `=== test session starts ===` line to the next
+/// `===` section (FAILURES, PASSES with what tests printed, the summary), or nothing.
+fn progress_section(text: &str) -> &str {
+    let Some(at) = text.find("test session starts") else {
+        return "";
+    };
+    let start = text[at..].find('\n').map_or(text.len(), |p| at + p + 1);
+    let rest = &text[start..];
+    let mut end = rest.len();
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        let trimmed = line.trim_end();
+        if trimmed.len() > 2 && trimmed.starts_with('=') && trimmed.ends_with('=') {
+            end = offset;
+            break;
+        }
+        offset += line.len();
+    }
+    &rest[..end]
+}
+
 /// The text after the last `=== short test summary info ===` line.
 fn summary_section(text: &str) -> Option<&str> {
     let mut end = text.len();
@@ -152,18 +247,22 @@ fn summary_section(text: &str) -> Option<&str> {
 /// The node id at the start of `rest` (what follows the status word), without the
 /// ` - message` pytest appends to FAILED, ERROR, XFAIL and XPASS lines.
 pub(crate) fn cut_id(rest: &str) -> &str {
+    cut_id_at(rest).0
+}
+
+/// [`cut_id`], with where the id's first `::` and its parameters (`[`) start, when it has them,
+/// so that [`result_at`] need not search the id again.
+pub(crate) fn cut_id_at(rest: &str) -> (&str, Option<usize>, usize) {
     let rest = rest.trim_end();
-    let Some(path_end) = rest.find("::") else {
+    let Some(path_end) = find_colons(rest.as_bytes(), 0) else {
         // A file (collection error): ids never hold " - " there in practice.
-        return rest.find(" - ").map_or(rest, |p| &rest[..p]);
+        let id = rest.find(" - ").map_or(rest, |p| &rest[..p]);
+        return (id, None, id.len());
     };
     let bytes = rest.as_bytes();
-    let mut i = path_end;
-    while i < bytes.len() && bytes[i] != b'[' && bytes[i] != b' ' {
-        i += 1;
-    }
+    let i = bytes[path_end..].iter().position(|&b| b == b'[' || b == b' ').map_or(bytes.len(), |p| path_end + p);
     if i == bytes.len() || bytes[i] == b' ' {
-        return &rest[..i];
+        return (&rest[..i], Some(path_end), i);
     }
     // Parameters: first the balanced closing bracket, if the id may end there.
     let mut depth = 0usize;
@@ -174,7 +273,7 @@ pub(crate) fn cut_id(rest: &str) -> &str {
                 depth -= 1;
                 if depth == 0 {
                     if ends_id(rest, j + 1) {
-                        return &rest[..=j];
+                        return (&rest[..=j], Some(path_end), i);
                     }
                     break;
                 }
@@ -186,10 +285,20 @@ pub(crate) fn cut_id(rest: &str) -> &str {
     // followed by ` - `.
     for (j, &b) in bytes.iter().enumerate().skip(i) {
         if b == b']' && ends_id(rest, j + 1) {
-            return &rest[..=j];
+            return (&rest[..=j], Some(path_end), i);
         }
     }
-    rest
+    (rest, Some(path_end), i)
+}
+
+/// [`result_for`] from [`cut_id_at`]'s positions.
+pub(crate) fn result_at(id: &str, path_end: Option<usize>, params: usize, status: TestStatus) -> TestResult {
+    let Some(path_end) = path_end else {
+        return TestResult { status, file: Some(id.to_string()), class: None };
+    };
+    let last = rfind_colons(&id.as_bytes()[..params.min(id.len())]).unwrap_or(path_end);
+    let class = (last > path_end).then(|| id[..last].to_string());
+    TestResult { status, file: Some(id[..path_end].to_string()), class }
 }
 
 fn ends_id(rest: &str, at: usize) -> bool {

@@ -2,6 +2,10 @@
 //! ([`summary`]), the terminal table ([`table`]) and the `verdict validate` / `check-envs`
 //! report types ([`validation`]). Plain data the pipeline fills, plus pure functions over it.
 
+pub mod apply;
+pub mod compare;
+pub mod html;
+pub mod junit;
 pub mod localization;
 pub mod stability;
 pub mod summary;
@@ -21,13 +25,13 @@ pub use validation::{drift_from_grade, validation_status, CheckEnvReport, Drift,
 
 pub use crate::grade::Outcome;
 
+use crate::dataset::clock::Clock;
 use crate::dataset::Cost;
 use crate::grade::decide::Evaluation;
 use crate::grade::Suspicion;
 use crate::grade::ToolchainRecord;
 use crate::grade::{ApplyStep, Grade, RawOutcome};
 use crate::parse::{Disagreement, ParsedTests, ResultSource, SummaryCounts, TestStatus};
-use crate::run::clock::Clock;
 
 /// How the candidate patch was applied.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,6 +98,9 @@ pub struct LogFiles {
 pub struct InstanceReport {
     pub instance_id: String,
     pub model: String,
+    /// The method that produced the patch, when the predictions said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
     pub repo: String,
     pub language: String,
     pub outcome: Outcome,
@@ -131,6 +138,9 @@ pub struct InstanceReport {
     #[serde(default)]
     pub rules: crate::grade::Rules,
     pub image_bytes: Option<u64>,
+    /// The instance image's layers with their own sizes; the summary counts each layer once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub image_layers: Vec<crate::images::layers::LayerSize>,
     /// The base image's toolchain: each tool's provider, requested and installed version.
     #[serde(default)]
     pub toolchains: Vec<ToolchainRecord>,
@@ -154,6 +164,7 @@ impl InstanceReport {
         self.exit_code = raw.exit_code();
         self.timing = Timing { wall_secs: raw.wall_secs(), cpu_secs: raw.cpu_secs };
         self.image_bytes = raw.image_bytes;
+        self.image_layers = raw.image_layers.clone();
         self.toolchains = raw.toolchains.clone();
         let step = raw.applied_step();
         self.apply = ApplyInfo { strict: step.is_some_and(ApplyStep::strict), lenient: step.is_some(), step };
@@ -208,6 +219,15 @@ pub enum ReportError {
     Invalid { path: PathBuf, message: String },
     #[error("cannot write report {path}: {source}")]
     Write { path: PathBuf, source: std::io::Error },
+}
+
+/// The folder name of a model's results in a run: the model, or `model@method` when the
+/// predictions name a method.
+pub fn model_key(model: &str, method: Option<&str>) -> String {
+    match method {
+        Some(method) => format!("{model}@{method}"),
+        None => model.to_string(),
+    }
 }
 
 /// Hex SHA-256 of a candidate patch (an absent patch hashes as the empty string).

@@ -31,9 +31,11 @@
 //!
 //! # Cost
 //! `cost` sums the predictions' dollar figures; its mean is over the instances that have one.
-//! `verdict_cost` sums the reports' wall and CPU seconds, and the sizes of the distinct
-//! instance images the reports ran on (each size includes that image's base and env layers);
-//! the pipeline may overwrite `wall_secs` with the run's elapsed time.
+//! `verdict_cost` sums the reports' wall and CPU seconds, and the bytes of the instance images
+//! the reports ran on with each layer counted once, as `docker system df` does (a base shared
+//! by 86 images counts once); a report without layer facts (written by an older verdict) adds
+//! its image's whole size, once per distinct image. The pipeline overwrites `wall_secs` with
+//! the model's own elapsed time.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -154,6 +156,13 @@ pub struct OwnCost {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
+    /// The run, model and method these figures are of (set by the command that wrote them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
     pub total_instances: usize,
     pub submitted_instances: usize,
     pub completed_instances: usize,
@@ -253,6 +262,7 @@ pub fn summarize(
     let mut cost = CostSummary::default();
     let mut own = OwnCost::default();
     let mut images_seen: BTreeSet<&str> = BTreeSet::new();
+    let mut layers: Vec<&[crate::images::layers::LayerSize]> = Vec::new();
     for report in by_id.values() {
         if let Some(c) = &report.cost {
             if let Some(dollars) = c.dollars {
@@ -264,14 +274,20 @@ pub fn summarize(
         }
         own.wall_secs += report.timing.wall_secs;
         own.cpu_secs += report.timing.cpu_secs.unwrap_or(0.0);
-        if images_seen.insert(report.environment.as_str()) {
+        if !report.image_layers.is_empty() {
+            layers.push(&report.image_layers);
+        } else if images_seen.insert(report.environment.as_str()) {
             own.image_bytes += report.image_bytes.unwrap_or(0);
         }
     }
+    own.image_bytes += crate::images::layers::unique_bytes(layers);
     cost.mean_dollars_per_instance =
         (cost.instances_with_cost > 0).then(|| cost.total_dollars / cost.instances_with_cost as f64);
 
     Summary {
+        run_id: None,
+        model: by_id.values().next().map(|r| r.model.clone()),
+        method: by_id.values().next().and_then(|r| r.method.clone()),
         total_instances: all.len(),
         submitted_instances: by_id.len(),
         completed_instances: completed_ids.len(),

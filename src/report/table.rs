@@ -102,7 +102,7 @@ fn breakdown_table(title: &str, groups: &BTreeMap<String, Breakdown>) -> String 
 }
 
 /// Aligned columns, two spaces apart; `right[i]` right-aligns column i.
-fn grid(rows: &[Vec<String>], right: &[bool]) -> String {
+pub(crate) fn grid(rows: &[Vec<String>], right: &[bool]) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0))
@@ -127,7 +127,7 @@ fn grid(rows: &[Vec<String>], right: &[bool]) -> String {
     out
 }
 
-fn dollars(x: f64) -> String {
+pub(crate) fn dollars(x: f64) -> String {
     if x >= 1.0 {
         format!("${x:.2}")
     } else {
@@ -135,7 +135,7 @@ fn dollars(x: f64) -> String {
     }
 }
 
-fn bytes(n: u64) -> String {
+pub(crate) fn bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
     let mut value = n as f64;
     let mut unit = 0;

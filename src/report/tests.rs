@@ -13,6 +13,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
     InstanceReport {
         instance_id: id.into(),
         model: "m".into(),
+        method: None,
         repo: repo.into(),
         language: language.into(),
         outcome,
@@ -32,6 +33,7 @@ fn report(id: &str, outcome: Outcome, language: &str, repo: &str) -> InstanceRep
         clock: Default::default(),
         rules: Default::default(),
         image_bytes: Some(1_000_000),
+        image_layers: Vec::new(),
         toolchains: Vec::new(),
         localization: None,
         logs: LogFiles::default(),
@@ -229,6 +231,7 @@ fn instance_report_round_trips_through_a_file() {
         source: ResultSource::Structured,
         disagreements: Vec::new(),
         notes: vec!["junit report".into()],
+        nesting: Default::default(),
         console_summary: None,
         incomplete: None,
     };
@@ -284,6 +287,7 @@ fn parsed(tests: &[(&str, TestStatus)]) -> ParsedTests {
         source: ResultSource::Console,
         disagreements: Vec::new(),
         notes: Vec::new(),
+        nesting: Default::default(),
         console_summary: None,
         incomplete: None,
     }
@@ -343,6 +347,130 @@ fn image_bytes_count_each_instance_image_once() {
     let ids: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
     let s = summarize(&ids, &[a, b, c], &BTreeMap::new());
     assert_eq!(s.verdict_cost.image_bytes, 2_000_000, "a and b share one image");
+}
+
+#[test]
+fn image_bytes_count_each_shared_layer_once() {
+    use crate::images::layers::LayerSize;
+    let layer = |id: &str, bytes: u64| LayerSize { chain_id: id.into(), bytes };
+    let base = [layer("os", 199_000_000), layer("node", 473_000_000)];
+    let reports: Vec<InstanceReport> = (0..3)
+        .map(|k| {
+            let mut r = report(&format!("i{k}"), Outcome::Unresolved, "javascript", "o/r");
+            r.image_bytes = Some(672_000_000 + 141_000);
+            r.image_layers = [&base[..], &[layer(&format!("repo{k}"), 141_000)]].concat();
+            r
+        })
+        .collect();
+    // A report from before layers were recorded adds its whole image once.
+    let old = report("old", Outcome::Unresolved, "python", "o/py");
+    let ids: Vec<String> = ["i0", "i1", "i2", "old"].map(String::from).to_vec();
+    let s = summarize(&ids, &[reports, vec![old]].concat(), &BTreeMap::new());
+    assert_eq!(s.verdict_cost.image_bytes, 672_000_000 + 3 * 141_000 + 1_000_000);
+}
+
+/// Two models of one sample: the comparison's figures are each summary's own, the instances
+/// resolved by one and not the other are listed, and every format carries them.
+#[test]
+fn comparison_rows_are_the_summaries_figures() {
+    use super::compare::{compare, render, Compared, Format};
+    let (total, reports) = sample();
+    let mut first = summarize(&total, &reports, &BTreeMap::new());
+    first.model = Some("m|pipe".into());
+    let mut other_reports = reports.clone();
+    other_reports[0].outcome = Outcome::Unresolved; // a: resolved by the first only
+    other_reports[3].outcome = Outcome::ResolvedFull; // d: by the second only
+    other_reports[6].outcome = Outcome::ResolvedFlagged; // g: flagged, not resolved, no difference
+    let mut second = summarize(&total, &other_reports, &BTreeMap::new());
+    second.model = Some("m2".into());
+    second.method = Some("agentless".into());
+    let runs =
+        [Compared { run: "r1".into(), summary: first.clone() }, Compared { run: "r2".into(), summary: second.clone() }];
+    let c = compare(&runs);
+    assert_eq!(c.rows.len(), 2);
+    assert_eq!(c.rows[1].label, "m2 (agentless)");
+    assert_eq!((c.rows[0].figures.resolved_flagged, c.rows[1].figures.resolved_flagged), (0, 1));
+    for (row, s) in c.rows.iter().zip([&first, &second]) {
+        assert_eq!(row.figures.resolve_rate, s.resolve_rate);
+        assert_eq!(row.figures.apply_rate_strict, s.apply_rate_strict);
+        assert_eq!(row.figures.apply_rate_lenient, s.apply_rate_lenient);
+        assert_eq!(row.figures.mean_cost_dollars, s.cost.mean_dollars_per_instance);
+    }
+    let language = c.breakdowns.iter().find(|t| t.kind == "language").unwrap();
+    let python = language.rows.iter().find(|g| g.label == "m2 (agentless)" && g.group == "python").unwrap();
+    assert_eq!(python.figures.resolve_rate, second.by_language["python"].resolve_rate);
+    let differing: Vec<(&str, Vec<Option<&str>>)> = c
+        .differences
+        .iter()
+        .map(|d| (d.instance_id.as_str(), d.outcomes.iter().map(|o| o.as_deref()).collect()))
+        .collect();
+    assert_eq!(
+        differing,
+        [
+            ("a", vec![Some("resolved_full"), Some("unresolved")]),
+            ("d", vec![Some("unresolved"), Some("resolved_full")])
+        ]
+    );
+    // The same model in two runs is told apart by its run.
+    let twice = compare(&[runs[0].clone(), Compared { run: "r3".into(), summary: first.clone() }]);
+    assert_eq!(twice.rows[1].label, "r3 / m|pipe");
+
+    let markdown = render(&c, Format::Markdown, true).unwrap();
+    assert!(markdown.contains("| m\\|pipe | 10 | 20.0% (2/10) | 1 |"), "{markdown}");
+    assert!(markdown.contains("| d | unresolved | resolved_full |"), "{markdown}");
+    let terminal = render(&c, Format::Terminal, false).unwrap();
+    assert!(terminal.lines().any(|l| l.starts_with("m2 (agentless)") && l.contains("20.0% (2/10)")), "{terminal}");
+    assert!(markdown.contains("| m2 (agentless) | 10 | 20.0% (2/10) | 1 | 1 |"), "{markdown}");
+    assert!(!terminal.contains("resolved by some"), "differences only when asked");
+    let csv_text = render(&c, Format::Csv, false).unwrap();
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    let all = rows.iter().find(|r| &r[1] == "m|pipe" && &r[3] == "all").unwrap();
+    assert_eq!((&all[5], &all[6], &all[9], &all[10], &all[12]), ("10", "2", "0", "5", "6"));
+    let json: serde_json::Value = serde_json::from_str(&render(&c, Format::Json, false).unwrap()).unwrap();
+    assert_eq!(json["rows"][0]["resolve_rate"]["numerator"], 2);
+    assert_eq!(json["differences"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn junit_has_one_case_per_instance_failed_when_not_resolved() {
+    use quick_xml::events::Event;
+    let (total, reports) = sample();
+    let mut summary = summarize(&total, &reports, &BTreeMap::new());
+    summary.model = Some("m".into());
+    let xml = super::junit::render("run-1", &[(summary, reports.clone())]).unwrap();
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let mut cases: Vec<(String, Option<(String, String)>)> = Vec::new();
+    loop {
+        match reader.read_event().unwrap() {
+            Event::Eof => break,
+            Event::Start(e) | Event::Empty(e) => {
+                let get = |k: &str| {
+                    e.try_get_attribute(k)
+                        .unwrap()
+                        .map(|a| a.normalized_value(quick_xml::XmlVersion::Implicit1_0).unwrap().into_owned())
+                };
+                match e.name().as_ref() {
+                    "testcase" => cases.push((get("name").unwrap(), None)),
+                    kind @ ("failure" | "error") => {
+                        cases.last_mut().unwrap().1 = Some((kind.to_string(), get("type").unwrap()))
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(cases.len(), reports.len());
+    for r in &reports {
+        let (_, status) = cases.iter().find(|(name, _)| name == &r.instance_id).unwrap();
+        let expected = match r.outcome {
+            Outcome::ResolvedFull => None,
+            Outcome::BuildFailed | Outcome::InfraError => Some(("error".to_string(), r.outcome.name().to_string())),
+            _ => Some(("failure".to_string(), r.outcome.name().to_string())),
+        };
+        assert_eq!(status, &expected, "{}", r.instance_id);
+    }
 }
 
 #[test]

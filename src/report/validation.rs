@@ -25,7 +25,7 @@ pub struct ValidationReport {
     pub timing: Timing,
     /// The clock the tests saw (`--clock`).
     #[serde(default)]
-    pub clock: crate::run::clock::Clock,
+    pub clock: crate::dataset::clock::Clock,
     /// Things a reader must know (a test patch that yields no test argument, say).
     #[serde(default)]
     pub warnings: Vec<String>,

@@ -24,7 +24,7 @@ fn still_holds(
     previous: &InstanceReport,
     sha: &str,
     env_key: &str,
-    clock: &crate::run::clock::Clock,
+    clock: &crate::dataset::clock::Clock,
     rules: crate::grade::Rules,
 ) -> bool {
     previous.patch_sha256 == sha
@@ -152,13 +152,7 @@ fn localization(repos: &RepoStore, instance: &Instance, patch: &str, language: &
         candidate,
         snapshot: Box::new(snapshot),
     };
-    Some(localizer().score(item))
-}
-
-/// A localizer that applies patches as leniently as the container's apply chain
-/// (`patch --fuzz=5`), so a candidate that applied there is localized here too.
-pub fn localizer() -> Localizer {
-    Localizer::new().with_max_fuzz(5)
+    Some(Localizer::like_the_container().score(item))
 }
 
 /// A report that says nothing yet: `infra_error` until something better is known.
@@ -167,6 +161,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
     InstanceReport {
         instance_id: instance.instance_id.clone(),
         model: prediction.model_name_or_path.clone(),
+        method: prediction.method.clone(),
         repo: instance.repo.clone(),
         language: "unknown".into(),
         outcome: Outcome::InfraError,
@@ -186,6 +181,7 @@ fn blank_report(instance: &Instance, prediction: &Prediction) -> InstanceReport 
         clock: Default::default(),
         rules: Default::default(),
         image_bytes: None,
+        image_layers: Vec::new(),
         toolchains: Vec::new(),
         localization: None,
         logs: LogFiles { patch: Some("patch.diff".into()), ..Default::default() },
@@ -223,8 +219,13 @@ mod tests {
             "instance_id": "o__r-1", "repo": "o/r", "base_commit": "abc", "patch": "", "test_patch": ""
         }))
         .unwrap();
-        let prediction =
-            Prediction { instance_id: "o__r-1".into(), model_name_or_path: "m".into(), model_patch: None, cost: None };
+        let prediction = Prediction {
+            instance_id: "o__r-1".into(),
+            model_name_or_path: "m".into(),
+            model_patch: None,
+            cost: None,
+            method: None,
+        };
         let mut report = blank_report(&instance, &prediction);
         report.outcome = outcome;
         report.patch_sha256 = "p".into();

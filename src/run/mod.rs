@@ -11,9 +11,10 @@
 //! what is kept of a job's console. The async runtime lives here too ([`block_on`]): the
 //! command line sees neither tokio nor bollard.
 
+pub mod apply_only;
 pub mod backend;
 pub mod clean;
-pub mod clock;
+pub use crate::dataset::clock;
 pub mod docker;
 pub mod evaluation;
 pub mod output;
@@ -103,6 +104,30 @@ pub async fn execute(
     candidate: Option<&str>,
     out_dir: &Path,
 ) -> RawOutcome {
+    run_script(ctx, prepared, instance, candidate, out_dir, false).await
+}
+
+/// Applies `candidate` with the eval script's own apply chain in a container from the instance
+/// image, and stops: no test patch, no tests. The script's `APPLY` line (in the outcome's
+/// script facts) says which step applied it, if any. Writes `eval.sh` and `output.txt`.
+pub async fn execute_apply_only(
+    ctx: &Context,
+    prepared: &Prepared,
+    instance: &Instance,
+    candidate: &str,
+    out_dir: &Path,
+) -> RawOutcome {
+    run_script(ctx, prepared, instance, Some(candidate), out_dir, true).await
+}
+
+async fn run_script(
+    ctx: &Context,
+    prepared: &Prepared,
+    instance: &Instance,
+    candidate: Option<&str>,
+    out_dir: &Path,
+    apply_only: bool,
+) -> RawOutcome {
     let timeout_secs = ctx.timeout_override.or(prepared.entry.timeout).unwrap_or(DEFAULT_TIMEOUT_SECS);
     let memory_gib = ctx.limits.memory_bytes as f64 / (1024.0 * 1024.0 * 1024.0);
     let mut raw = RawOutcome::new(candidate.is_some(), RunLimits { timeout_secs, memory_gib });
@@ -121,6 +146,7 @@ pub async fn execute(
         }
     };
     raw.image_bytes = Some(built.size_bytes);
+    raw.image_layers = built.layers.clone();
     let installed = ctx.builder.installed_toolchains(&prepared.images.base).await;
     raw.toolchains = toolchain::records(&prepared.images.toolchains, &installed);
     let nonce = format!("{:016x}{:016x}", rand::random::<u64>(), rand::random::<u64>());
@@ -132,9 +158,10 @@ pub async fn execute(
             return raw;
         }
     };
-    // Reading the base commit's configuration files runs git: off the async workers' toes.
+    // Reading the base commit's configuration files runs git: off the async workers' toes. An
+    // apply-only run stops before the tests, so it has no configuration to reset.
     let config = match (candidate, Runner::of(prepared.entry.log_parser)) {
-        (Some(patch), Some(runner)) => tokio::task::block_in_place(|| {
+        (Some(patch), Some(runner)) if !apply_only => tokio::task::block_in_place(|| {
             let base = GitSnapshot {
                 store: ctx.builder.repos(),
                 repo: instance.repo.clone(),
@@ -153,6 +180,7 @@ pub async fn execute(
         env: &env,
         timeout_secs,
         nonce: &nonce,
+        apply_only,
         config: &config,
         clock: clock.epoch(),
     });
@@ -175,7 +203,7 @@ pub async fn execute(
         script: rendered.script.clone(),
         inputs: rendered.inputs.clone(),
         limits: ctx.limits,
-        deadline: Duration::from_secs(timeout_secs) + DEADLINE_GRACE,
+        deadline: if apply_only { DEADLINE_GRACE } else { Duration::from_secs(timeout_secs) + DEADLINE_GRACE },
         output: OutputSpec { path: out_dir.join("output.txt"), limit_bytes: ctx.max_output },
         nonce: nonce.clone(),
     };
@@ -190,7 +218,9 @@ pub async fn execute(
         }
     };
     let seen = script::read_output(&output.output.text, &nonce);
-    save("test_output.txt", seen.test_output.as_bytes());
+    if !apply_only {
+        save("test_output.txt", seen.test_output.as_bytes());
+    }
     for report in &output.files {
         save(&format!("reports/{}", report.name), &report.bytes);
     }

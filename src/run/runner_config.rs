@@ -34,9 +34,11 @@ use std::ops::Range;
 
 use crate::dataset::patch::file_sections;
 use crate::localize::{apply_patch, Snapshot};
-use crate::parse::ParserKind;
+use crate::parse::RunnerId;
 
-/// The runners whose configuration verdict knows.
+/// The runners whose configuration verdict knows (a narrower set than the runner table of
+/// [`crate::parse::Runner`]: Go and cargo read no configuration a candidate could use to change
+/// what they report, beyond the code itself).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Runner {
     Pytest,
@@ -46,14 +48,13 @@ pub enum Runner {
 }
 
 impl Runner {
-    /// The runner a log parser reads, when verdict knows its configuration files.
-    pub fn of(kind: ParserKind) -> Option<Runner> {
-        #[allow(unreachable_patterns)]
-        match kind {
-            ParserKind::Pytest => Some(Runner::Pytest),
-            ParserKind::Jest => Some(Runner::Jest),
-            ParserKind::Mocha => Some(Runner::Mocha),
-            ParserKind::Maven => Some(Runner::Maven),
+    /// The runner a spec's `log_parser` names, when verdict knows its configuration files.
+    pub fn of(runner: RunnerId) -> Option<Runner> {
+        match runner.name() {
+            "pytest" => Some(Runner::Pytest),
+            "jest" => Some(Runner::Jest),
+            "mocha" => Some(Runner::Mocha),
+            "maven" => Some(Runner::Maven),
             _ => None,
         }
     }

@@ -6,7 +6,9 @@
 //! configuration ([`super::runner_config`], with its fallback); restores the test files and the
 //! test patch's files to the base commit and deletes the files the test patch creates; applies
 //! the test patch; runs the test command under `timeout` (and libfaketime for a pinned clock);
-//! kills whatever the tests left running; and copies the runner's reports into `$VERDICT_OUT`. Every step is announced on its own line behind a random per-run marker, so
+//! kills whatever the tests left running; and copies the runner's reports into `$VERDICT_OUT`.
+//! With [`ScriptInput::apply_only`] it stops after the apply chain: no test patch, no tests
+//! (`verdict evaluate --apply-only`). Every step is announced on its own line behind a random per-run marker, so
 //! output printed by the code under test cannot pass for verdict's own lines.
 
 use std::collections::BTreeMap;
@@ -16,9 +18,10 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 pub use crate::grade::facts::{Guard, GuardKind};
 
 use super::runner_config::{self, Action, ConfigPlan, Runner};
-use crate::dataset::spec::{LanguageSpec, SpecEntry, TestArgs};
+use crate::dataset::spec::{LanguageSpec, SpecEntry};
 use crate::grade::{ApplyStep, ScriptFacts};
 use crate::images::shell_quote;
+use crate::parse::{ReportSource, TestArgs, TestFiles};
 use crate::patch::changed_files;
 
 /// Where inputs are copied in the container.
@@ -38,6 +41,8 @@ pub struct ScriptInput<'a> {
     pub env: &'a BTreeMap<String, String>,
     pub timeout_secs: u64,
     pub nonce: &'a str,
+    /// Stop after the apply chain (which needs a candidate): no test patch, no tests.
+    pub apply_only: bool,
     /// The runner-configuration resets for the candidate ([`runner_config::plan`]).
     pub config: &'a ConfigPlan,
     /// The pinned clock, as seconds since the epoch (`None`: the real clock).
@@ -87,18 +92,20 @@ pub fn test_arg_globs(entry: &SpecEntry, language: &LanguageSpec) -> Vec<String>
     language.test_arg_files.iter().chain(&entry.test_arg_files).cloned().collect()
 }
 
-/// A warning when the test patch has files but none becomes a test argument under `files` or
-/// `jest` (the test command then runs without file arguments, which is rarely what was meant).
+/// A warning when the test patch has files but none becomes a test argument under `files` or a
+/// runner mapping that passes runnable files (`jest`): the test command then runs without file
+/// arguments, which is rarely what was meant.
 pub fn no_test_argument_warning(entry: &SpecEntry, language: &LanguageSpec, test_patch: &str) -> Option<String> {
-    if !matches!(entry.test_args, TestArgs::Files | TestArgs::Jest) {
-        return None;
-    }
+    let kind = match entry.test_args {
+        TestArgs::Files => "files",
+        TestArgs::Runner(runner) if runner.expects_runnable_files() => runner.name(),
+        _ => return None,
+    };
     let globs = test_arg_globs(entry, language);
     let files: Vec<String> = changed_files(test_patch).iter().filter_map(|c| c.new.clone()).collect();
     if files.is_empty() || !test_arguments(entry.test_args, test_patch, &globs).is_empty() {
         return None;
     }
-    let kind = if entry.test_args == TestArgs::Jest { "jest" } else { "files" };
     Some(format!(
         "no file of the test patch ({}) is a runnable test under test_args = \"{kind}\" (globs: {}), so the test command ran without test files; set test_arg_files in the spec entry",
         files.join(", "),
@@ -106,70 +113,41 @@ pub fn no_test_argument_warning(entry: &SpecEntry, language: &LanguageSpec, test
     ))
 }
 
-/// The test command's arguments from the files of the test patch (`globs`: the runnable-test
-/// globs, see [`test_arg_globs`]).
+/// The test command's arguments from the files of the test patch, under the spec's
+/// `test_args` (`globs`: the runnable-test globs, see [`test_arg_globs`]; the runners' own
+/// mappings live in their modules, `crate::parse::*`).
 pub fn test_arguments(kind: TestArgs, test_patch: &str, globs: &[String]) -> Vec<String> {
     let set = glob_set(globs);
     let live: Vec<String> = changed_files(test_patch).iter().filter_map(|c| c.new.clone()).collect();
-    let mut args: Vec<String> = Vec::new();
-    let mut push = |arg: String| {
-        if !args.contains(&arg) {
-            args.push(arg);
-        }
-    };
-    match kind {
-        TestArgs::None => {}
-        TestArgs::Files => live.iter().filter(|p| set.is_match(p)).for_each(|p| push(p.clone())),
-        TestArgs::Jest => {
-            for path in &live {
-                if let Some(spec) = snapshot_spec_file(path) {
-                    push(spec);
-                } else if set.is_match(path) {
-                    push(path.clone());
-                }
-            }
-        }
-        TestArgs::Maven => return maven_arguments(&live),
-    }
-    args
+    let runnable = |path: &str| set.is_match(path);
+    kind.arguments(&TestFiles::new(&live, &runnable))
 }
 
-/// `src/__snapshots__/x.test.js.snap` → `src/x.test.js`.
-fn snapshot_spec_file(path: &str) -> Option<String> {
-    let stem = path.strip_suffix(".snap")?;
-    let (dir, file) = stem.rsplit_once("__snapshots__/")?;
-    Some(format!("{dir}{file}"))
+/// The command the script runs under `timeout`: the spec's, with the runner's arguments, and
+/// the stream handling the runner's report source needs.
+fn test_command(entry: &SpecEntry, runner_args: bool, test_args: &[String]) -> String {
+    let runner = entry.log_parser;
+    let mut base = entry.test_cmd.clone();
+    if runner_args {
+        base.push_str("${VERDICT_RUNNER_ARGS:+ $VERDICT_RUNNER_ARGS}");
+    }
+    let command = if test_args.is_empty() { base } else { runner.command(&base, &quoted(test_args.iter().cloned())) };
+    match runner.report() {
+        // The report is stdout: keep a copy, and the command's exit code rather than tee's.
+        ReportSource::Stdout(name) => {
+            format!("set -o pipefail\n{{ {command}\n}} | tee -- \"$VERDICT_OUT\"/{}", shell_quote(name))
+        }
+        ReportSource::Console => format!("{{ {command}\n}} 2>&1"),
+        ReportSource::OutDir | ReportSource::Collect(_) => command,
+    }
 }
 
-/// `-Dtest=com.x.FooTest,com.x.FooTest$*,...` for test classes under `src/test/java` (the
-/// `$*` pattern keeps their nested classes, which surefire would otherwise leave out), plus
-/// `-pl a,b` when they sit in modules of a multi-module build.
-fn maven_arguments(paths: &[String]) -> Vec<String> {
-    let mut classes: Vec<String> = Vec::new();
-    let mut modules: Vec<String> = Vec::new();
-    for path in paths {
-        let Some((module, class_path)) = path.split_once("src/test/java/") else { continue };
-        let Some(class_path) = class_path.strip_suffix(".java") else { continue };
-        let class = class_path.replace('/', ".");
-        for pattern in [class.clone(), format!("{class}$*")] {
-            if !classes.contains(&pattern) {
-                classes.push(pattern);
-            }
-        }
-        let module = module.trim_end_matches('/');
-        if !module.is_empty() && !modules.iter().any(|m| m == module) {
-            modules.push(module.to_string());
-        }
+/// The globs of reports to collect: the spec's, else the runner's own.
+fn collect_globs(entry: &SpecEntry) -> Vec<String> {
+    match entry.log_parser.report() {
+        ReportSource::Collect(globs) if entry.collect.is_empty() => globs.iter().map(|g| g.to_string()).collect(),
+        _ => entry.collect.clone(),
     }
-    let mut args = Vec::new();
-    if !classes.is_empty() {
-        args.push(format!("-Dtest={}", classes.join(",")));
-    }
-    if !modules.is_empty() {
-        args.push("-pl".into());
-        args.push(modules.join(","));
-    }
-    args
 }
 
 fn glob_set(globs: &[String]) -> GlobSet {
@@ -263,6 +241,11 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
             three_way = ApplyStep::GitApply3way,
             fuzz = ApplyStep::PatchFuzz,
         ));
+        if input.apply_only {
+            s.push_str("echo \"$M END\"\n");
+            inputs.retain(|(name, _)| name != "test.diff");
+            return EvalScript { script: s, inputs, test_args: Vec::new() };
+        }
         if !paths.is_empty() {
             s.push_str(
                 "for p in \"${kept[@]}\"; do\n\
@@ -300,18 +283,13 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
     }
 
     // Reports left over from the image build must not pass for this run's.
+    let collect = collect_globs(input.entry);
     s.push_str("shopt -s globstar nullglob\n");
-    if !input.entry.collect.is_empty() {
-        s.push_str(&format!("rm -f -- {}\n", input.entry.collect.join(" ")));
+    if !collect.is_empty() {
+        s.push_str(&format!("rm -f -- {}\n", collect.join(" ")));
     }
-    let mut command = input.entry.test_cmd.clone();
-    if !input.config.resets.is_empty() {
-        // Set by the fallback when a reset was not safe: the runner's base configuration.
-        command.push_str("${VERDICT_RUNNER_ARGS:+ $VERDICT_RUNNER_ARGS}");
-    }
-    if !test_args.is_empty() {
-        command = format!("{command} {}", quoted(test_args.iter().cloned()));
-    }
+    // Set by the fallback when a reset was not safe: the runner's base configuration.
+    let command = test_command(input.entry, !input.config.resets.is_empty(), &test_args);
     // A pinned clock: libfaketime under the test command only; `timeout` keeps the real clock.
     let mut clock = String::new();
     if let Some(epoch) = input.clock {
@@ -331,7 +309,7 @@ pub fn render(input: &ScriptInput<'_>) -> EvalScript {
     // here, before any report is collected.
     s.push_str("kill -KILL -1 2>/dev/null\n");
     s.push_str("echo\necho \"$M TESTS EXIT $code\"\n");
-    for pattern in &input.entry.collect {
+    for pattern in &collect {
         s.push_str(&format!(
             "for f in {pattern}; do mkdir -p \"$VERDICT_OUT/collected/$(dirname \"$f\")\"; cp -- \"$f\" \"$VERDICT_OUT/collected/$f\"; done\n"
         ));
@@ -512,7 +490,8 @@ pub fn read_output(output: &str, nonce: &str) -> ScriptOutcome {
                 test_end = Some(start);
             }
             (Some("TIMES"), _, _) if test_end.is_some() => times_at = Some(offset),
-            (Some("END"), _, _) if test_end.is_some() => out.finished = true,
+            // An apply-only script ends without running tests.
+            (Some("END"), _, _) if test_end.is_some() || test_start.is_none() => out.finished = true,
             _ => {}
         }
     }

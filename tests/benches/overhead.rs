@@ -88,6 +88,7 @@ async fn bench() {
         env: &env,
         timeout_secs: 300,
         nonce: "bench",
+        apply_only: false,
         config: &Default::default(),
         clock: None,
     });

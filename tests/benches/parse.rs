@@ -8,12 +8,18 @@
 //! counting the newlines of the same bytes (a memchr-speed scan), so the ratio says how many
 //! "line counts" one parse costs, independently of the machine's speed. Goal: well under a
 //! second per 50 MB. `VERDICT_BENCH_ONLY=jest` runs only the inputs whose name contains it.
+//!
+//! The pytest console is also parsed by SWE-bench's own `parse_log_pytest` when
+//! `SWEBENCH_PYTHON` names a Python that has the `swebench` package (a venv with
+//! `pip install swebench==5.0.2`): the same bytes, written to a temporary file, timed inside
+//! Python around the call alone (best of the same number of runs), in the same run. Its time
+//! over verdict's is the speed ratio (goal ≥ 10×). Without the variable the bench says so.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use verdict::parse::{parse, ParserKind, StructuredReport};
+use verdict::parse::{parse, RunnerId, StructuredReport};
 
 fn main() {
     let mb: usize = std::env::var("VERDICT_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(50);
@@ -24,11 +30,11 @@ fn main() {
         "{:<26} {:>8} {:>9} {:>10} {:>10} {:>9} {:>8}",
         "input", "MB", "tests", "parse ms", "base ms", "ratio", "MB/s"
     );
-    let cases: Vec<(&str, ParserKind, String, Vec<StructuredReport>)> = vec![
-        ("pytest console (-rA)", ParserKind::Pytest, pytest_console(target), vec![]),
-        ("jest --json", ParserKind::Jest, String::new(), vec![report("jest.json", jest_json(target))]),
-        ("mocha json", ParserKind::Mocha, String::new(), vec![report("mocha.json", mocha_json(target))]),
-        ("surefire TEST-*.xml", ParserKind::Maven, String::new(), surefire_xml(target)),
+    let cases: Vec<(&str, RunnerId, String, Vec<StructuredReport>)> = vec![
+        ("pytest console (-rA)", runner("pytest"), pytest_console(target), vec![]),
+        ("jest --json", runner("jest"), String::new(), vec![report("jest.json", jest_json(target))]),
+        ("mocha json", runner("mocha"), String::new(), vec![report("mocha.json", mocha_json(target))]),
+        ("surefire TEST-*.xml", runner("maven"), String::new(), surefire_xml(target)),
     ];
     let only = std::env::var("VERDICT_BENCH_ONLY").unwrap_or_default();
     for (name, kind, console, reports) in cases.iter().filter(|c| c.0.contains(only.as_str())) {
@@ -54,6 +60,93 @@ fn main() {
             took.as_secs_f64() / base.as_secs_f64().max(1e-9),
             megabytes / took.as_secs_f64()
         );
+        if name.starts_with("pytest") {
+            // On-CPU time too: on a shared machine it is what a parse costs one core.
+            let mut cpu = f64::INFINITY;
+            for _ in 0..runs.max(1) {
+                let before = cpu_secs();
+                black_box(parse(*kind, black_box(console), black_box(reports)).expect("benchmark input parses"));
+                if let (Some(a), Some(b)) = (before, cpu_secs()) {
+                    cpu = cpu.min(b - a);
+                }
+            }
+            compare_with_swebench(console, runs, took, cpu, tests);
+        }
+    }
+}
+
+/// Seconds this thread has spent on a CPU (Linux).
+fn cpu_secs() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(stat.split_whitespace().next()?.parse::<u64>().ok()? as f64 / 1e9)
+}
+
+/// SWE-bench's `parse_log_pytest` on the same log, when `SWEBENCH_PYTHON` is set: its best wall
+/// and on-CPU (`time.thread_time`) times against verdict's.
+fn compare_with_swebench(console: &str, runs: usize, verdict: Duration, verdict_cpu: f64, verdict_tests: usize) {
+    let Some(python) = std::env::var_os("SWEBENCH_PYTHON") else {
+        println!(
+            "  swebench: not run (set SWEBENCH_PYTHON to a Python with `pip install swebench==5.0.2` to compare \
+             with SWE-bench's parse_log_pytest)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let log = dir.path().join("pytest.log");
+    std::fs::write(&log, console).expect("write the log");
+    let script = format!(
+        "import sys, time\n\
+         from swebench.harness.log_parsers.python import parse_log_pytest\n\
+         log = open(sys.argv[1], encoding='utf-8').read()\n\
+         best, best_cpu = None, None\n\
+         for _ in range({runs}):\n\
+         \x20   start, start_cpu = time.perf_counter(), time.thread_time()\n\
+         \x20   result = parse_log_pytest(log, None)\n\
+         \x20   took, cpu = time.perf_counter() - start, time.thread_time() - start_cpu\n\
+         \x20   best = took if best is None else min(best, took)\n\
+         \x20   best_cpu = cpu if best_cpu is None else min(best_cpu, cpu)\n\
+         print(best, len(result), best_cpu)\n",
+        runs = runs.max(1)
+    );
+    let out = std::process::Command::new(&python).arg("-c").arg(&script).arg(&log).output();
+    let out = match out {
+        Ok(out) if out.status.success() => out,
+        Ok(out) => {
+            println!("  swebench: {} failed: {}", PathDisplay(&python), String::from_utf8_lossy(&out.stderr).trim());
+            return;
+        }
+        Err(e) => {
+            println!("  swebench: cannot run {}: {e}", PathDisplay(&python));
+            return;
+        }
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut words = text.split_whitespace();
+    let (Some(secs), Some(tests), Some(cpu)) = (
+        words.next().and_then(|w| w.parse::<f64>().ok()),
+        words.next().and_then(|w| w.parse::<usize>().ok()),
+        words.next().and_then(|w| w.parse::<f64>().ok()),
+    ) else {
+        println!("  swebench: unexpected output {text:?}");
+        return;
+    };
+    println!(
+        "  swebench parse_log_pytest: {:.1} ms wall, {:.1} ms on-CPU, {tests} tests (verdict: {:.1} ms wall, {:.1} ms \
+         on-CPU, {verdict_tests} tests); verdict is {:.1}x faster (wall), {:.1}x (on-CPU)",
+        secs * 1000.0,
+        cpu * 1000.0,
+        ms(verdict),
+        verdict_cpu * 1000.0,
+        secs / verdict.as_secs_f64().max(1e-9),
+        cpu / verdict_cpu.max(1e-9)
+    );
+}
+
+struct PathDisplay<'a>(&'a std::ffi::OsStr);
+
+impl std::fmt::Display for PathDisplay<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.to_string_lossy())
     }
 }
 
@@ -202,4 +295,8 @@ fn surefire_xml(target: usize) -> Vec<StructuredReport> {
         class += 1;
     }
     reports
+}
+
+fn runner(name: &str) -> RunnerId {
+    RunnerId::named(name).expect("a runner of the table")
 }

@@ -37,6 +37,9 @@ teardown() {
   done
   iptables -D FORWARD -i "$bridge" -o "$bridge" -j ACCEPT 2>/dev/null
   ip link del "$bridge" 2>/dev/null
+  # The nodes' network namespaces and overlay mounts stay mounted under $work after their
+  # engines are killed: unmount them (deepest first) so the folder can go.
+  grep " $work" /proc/mounts | awk '{print $2}' | sort -r | xargs -r -n1 umount -l 2>/dev/null
   rm -rf "$work"
 }
 trap teardown EXIT
@@ -107,7 +110,7 @@ for i in 2 3; do
 done
 
 say "copying the demo's Python images into the manager (verdict builds there, then pushes)"
-images=$(docker images --format '{{.Repository}}:{{.Tag}}' | grep -E '^(verdict-os:bookworm|verdict-base-python:|verdict-env-python:|verdict-instance-verdict-demo__(pycalc|textkit):)')
+images=$(docker images --format '{{.Repository}}:{{.Tag}}' | grep -E '^(verdict-os:bookworm|verdict-base-python:|verdict-env-python:|verdict-env-verdict-demo__(pycalc|textkit)-[^:]*:|verdict-instance-verdict-demo__(pycalc|textkit):)')
 # shellcheck disable=SC2086
 docker save $images | DOCKER_HOST=$(node_host 1) docker load -q >/dev/null
 
@@ -128,7 +131,7 @@ for report in sorted(root.glob("*/report.json")):
     repo = iid.rsplit("-", 1)[0]
     meta = tomllib.loads((pathlib.Path("harness/demo/src") / repo / "instances" / iid / "instance.toml").read_text())
     ok = r["outcome"] == meta["expected"]
-    print(f"  {iid:<32} {r['outcome']:<18} on {r.get('node') or '-':<12} {'ok' if ok else 'WANTED ' + meta['expected']}")
+    print(f"  {iid:<32} {r['outcome']:<18} on {(r.get('run') or {}).get('node') or '-':<12} {'ok' if ok else 'WANTED ' + meta['expected']}")
     bad += [] if ok else [iid]
 sys.exit(1 if bad else 0)
 EOF
@@ -147,11 +150,22 @@ if [ "$mode" = overhead ]; then
 fi
 
 if [ "$mode" = bench ]; then
-  run warm -j 3 >/dev/null 2>&1 || true # pushes the images and warms every node's cache
+  run warm -j 3 >"$work/warm.log" 2>&1 || true # pushes the images and warms every node's cache
   for i in 2 3; do DOCKER_HOST=$(node_host 1) docker node update --availability drain "$(DOCKER_HOST=$(node_host "$i") docker info -f '{{.Swarm.NodeID}}')" >/dev/null; done
-  start=$(date +%s%N); run one -j 3 >/dev/null; one=$(( $(date +%s%N) - start ))
+  timed() { # run-id: runs it and keeps its output, shown when it fails
+    run "$1" -j 3 >"$work/$1.log" 2>&1 || {
+      cat "$work/$1.log" >&2
+      python3 -c 'import json, sys
+for p in sys.argv[1:]:
+    r = json.load(open(p))
+    print("  %s: %s: %s" % (r["instance_id"], r["outcome"], r.get("reason")), file=sys.stderr)' "$work/logs/$1"/*/*/report.json
+      say "the $1 run failed"
+      exit 1
+    }
+  }
+  start=$(date +%s%N); timed one; one=$(( $(date +%s%N) - start ))
   for i in 2 3; do DOCKER_HOST=$(node_host 1) docker node update --availability active "$(DOCKER_HOST=$(node_host "$i") docker info -f '{{.Swarm.NodeID}}')" >/dev/null; done
-  start=$(date +%s%N); run three -j 3 >/dev/null; three=$(( $(date +%s%N) - start ))
+  start=$(date +%s%N); timed three; three=$(( $(date +%s%N) - start ))
   check one && check three
   python3 -c "import sys; one, three = int(sys.argv[1]) / 1e9, int(sys.argv[2]) / 1e9; print(f'bench: 8 instances, -j 3: 1 node {one:.1f} s, 3 nodes {three:.1f} s, throughput ratio {one / three:.2f}')" "$one" "$three"
   exit 0

@@ -34,9 +34,14 @@
 //! model field: there it defaults to the file's stem. `fix_patch` is read when `model_patch`
 //! is absent; a record with both, differing, is an error.
 //!
-//! Two predictions for the same instance and model are an error: verdict never keeps "the
-//! last one". Predictions for instances the dataset lacks are an error of
-//! [`match_predictions`].
+//! An optional `method` (a string) names the method that produced the patch (Agentless,
+//! AutoCodeRover, …); reports and comparisons show it beside the model.
+//!
+//! Two predictions for the same instance, model and method are refused by default, with every
+//! such pair listed by its lines ([`Duplicates::Refuse`]); [`Duplicates::First`] keeps the first
+//! of them and [`Duplicates::Last`] the last (what OmniGIRL's harness does: it reads the file
+//! into a dict keyed by instance id). Predictions for instances the dataset lacks are skipped
+//! and counted by [`match_predictions`], or refused when it is asked to be strict.
 //!
 //! # Prediction cost
 //! No public prediction file carries cost, so verdict reads these optional fields, in order:
@@ -123,16 +128,18 @@ pub enum LoadError {
     )]
     DuplicateInstance { path: PathBuf, id: String, first: Location, second: Location },
     #[error(
-        "{path}: model {model} has two predictions for instance {id} ({first} and {second}); \
-         keep exactly one, verdict does not pick one for you"
+        "{path}: {} instance(s) have more than one prediction of the same model:\n{}\nkeep one \
+         prediction each, or pass --duplicates last (keep the last, as OmniGIRL's harness does) or \
+         --duplicates first",
+        .duplicates.len(), .duplicates.iter().map(|d| format!("  {d}")).collect::<Vec<_>>().join("\n")
     )]
-    DuplicatePrediction { path: PathBuf, id: String, model: String, first: Location, second: Location },
+    DuplicatePredictions { path: PathBuf, duplicates: Vec<Duplicate> },
     #[error(
-        "{path}: {} prediction(s) name instances the dataset does not have: {}; check that \
-         --dataset is the right file, or remove these predictions",
-        .ids.len(), .ids.join(", ")
+        "{path}: {count} prediction(s) name {} instance(s) the dataset does not have: {}; check \
+         that --dataset is the right file, or remove these predictions",
+        .ids.len(), examples(.ids)
     )]
-    UnknownInstances { path: PathBuf, ids: Vec<String> },
+    UnknownInstances { path: PathBuf, count: usize, ids: Vec<String> },
     #[error("cannot write {path}: {source}")]
     Write { path: PathBuf, source: std::io::Error },
 }
@@ -209,29 +216,101 @@ pub fn load_ranked(path: &Path) -> Result<Vec<crate::localize::RankedLocations>,
     Ok(ranked)
 }
 
-/// Reads every prediction of a predictions file. See the module doc for the accepted shapes
-/// and the cost fields.
+/// Reads every prediction of a predictions file, refusing duplicates. See the module doc for
+/// the accepted shapes and the cost fields.
 pub fn load_predictions(path: &Path) -> Result<Vec<Prediction>, LoadError> {
+    Ok(load_predictions_with(path, Duplicates::Refuse)?.predictions)
+}
+
+/// What to do when a file has two predictions of one model (and method) for one instance.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Duplicates {
+    /// An error listing every repeated instance with its lines.
+    #[default]
+    Refuse,
+    /// Keep the first prediction.
+    First,
+    /// Keep the last prediction (what OmniGIRL's harness does).
+    Last,
+}
+
+/// An instance that one model (and method) has several predictions for, with where each sits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Duplicate {
+    pub instance_id: String,
+    pub model: String,
+    pub method: Option<String>,
+    /// Every record for it, in file order.
+    pub at: Vec<Location>,
+}
+
+/// `iamkun__dayjs-1954 (model agentless): line 3, line 9`.
+impl fmt::Display for Duplicate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (model {}", self.instance_id, self.model)?;
+        if let Some(method) = &self.method {
+            write!(f, ", method {method}")?;
+        }
+        let at: Vec<String> = self.at.iter().map(Location::to_string).collect();
+        write!(f, "): {}", at.join(", "))
+    }
+}
+
+/// The predictions of one file, with the duplicates the policy resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictionFile {
+    /// In file order (with [`Duplicates::Last`], a repeated prediction sits where its last
+    /// record does).
+    pub predictions: Vec<Prediction>,
+    /// Every repeated (model, method, instance), empty with [`Duplicates::Refuse`].
+    pub duplicates: Vec<Duplicate>,
+}
+
+/// Reads every prediction of a predictions file; two predictions of one model and method for
+/// one instance are handled by `policy`.
+pub fn load_predictions_with(path: &Path, policy: Duplicates) -> Result<PredictionFile, LoadError> {
     let records = document::read_records(path, "predictions")?;
-    let mut seen: HashMap<(String, String), Location> = HashMap::new();
-    let mut predictions = Vec::with_capacity(records.len());
+    type Key = (String, Option<String>, String);
+    let mut read: Vec<(Location, Prediction)> = Vec::with_capacity(records.len());
+    let mut seen: HashMap<Key, Vec<usize>> = HashMap::new();
+    let mut order: Vec<Key> = Vec::new();
     for record in records {
         let at = record.at.clone();
         let prediction = prediction::from_record(path, record)?;
-        let key = (prediction.model_name_or_path.clone(), prediction.instance_id.clone());
-        if let Some(first) = seen.get(&key) {
-            return Err(LoadError::DuplicatePrediction {
-                path: path.to_path_buf(),
-                id: prediction.instance_id,
-                model: prediction.model_name_or_path,
-                first: first.clone(),
-                second: at,
-            });
+        let key = (prediction.model_name_or_path.clone(), prediction.method.clone(), prediction.instance_id.clone());
+        let slots = seen.entry(key.clone()).or_default();
+        if slots.is_empty() {
+            order.push(key);
         }
-        seen.insert(key, at);
-        predictions.push(prediction);
+        slots.push(read.len());
+        read.push((at, prediction));
     }
-    Ok(predictions)
+    let duplicates: Vec<Duplicate> = order
+        .iter()
+        .filter(|key| seen[*key].len() > 1)
+        .map(|key| Duplicate {
+            model: key.0.clone(),
+            method: key.1.clone(),
+            instance_id: key.2.clone(),
+            at: seen[key].iter().map(|&i| read[i].0.clone()).collect(),
+        })
+        .collect();
+    let keep: Vec<bool> = match policy {
+        Duplicates::Refuse if !duplicates.is_empty() => {
+            return Err(LoadError::DuplicatePredictions { path: path.to_path_buf(), duplicates })
+        }
+        Duplicates::Refuse => vec![true; read.len()],
+        Duplicates::First | Duplicates::Last => {
+            let mut keep = vec![false; read.len()];
+            for slots in seen.values() {
+                let chosen = if policy == Duplicates::First { slots[0] } else { slots[slots.len() - 1] };
+                keep[chosen] = true;
+            }
+            keep
+        }
+    };
+    let predictions = read.into_iter().zip(keep).filter(|(_, k)| *k).map(|((_, p), _)| p).collect();
+    Ok(PredictionFile { predictions, duplicates })
 }
 
 /// Each instance's own gold patch as a prediction of the model `gold`
@@ -243,6 +322,7 @@ pub fn gold_predictions(instances: &[Instance]) -> Vec<Prediction> {
             instance_id: instance.instance_id.clone(),
             model_name_or_path: GOLD_MODEL.to_string(),
             model_patch: Some(instance.patch.clone()),
+            method: None,
             cost: None,
         })
         .collect()
@@ -258,30 +338,46 @@ pub struct Matched {
     pub pairs: Vec<(Instance, Prediction)>,
     /// Ids of dataset instances that no prediction names, in dataset order.
     pub unpredicted: Vec<String>,
+    /// Ids the predictions name that the dataset does not have, each once, in file order.
+    pub outside: Vec<String>,
+    /// How many predictions name them.
+    pub outside_predictions: usize,
 }
 
-/// Pairs each prediction with its instance. A prediction for an instance the dataset does
-/// not have is an error that lists every such id and names `predictions_path`.
+/// Pairs each prediction with its instance. Predictions for instances the dataset does not
+/// have are left out and listed in [`Matched::outside`]; with `strict` they are an error that
+/// names `predictions_path`, counts them and gives a few of their ids.
 pub fn match_predictions(
     instances: &[Instance],
     predictions: &[Prediction],
     predictions_path: &Path,
+    strict: bool,
 ) -> Result<Matched, LoadError> {
     let known: HashMap<&str, usize> =
         instances.iter().enumerate().map(|(i, instance)| (instance.instance_id.as_str(), i)).collect();
     let mut by_instance: BTreeMap<usize, Vec<&Prediction>> = BTreeMap::new();
-    let mut unknown: Vec<String> = Vec::new();
+    let mut outside: Vec<String> = Vec::new();
+    let mut outside_seen: std::collections::HashSet<&str> = Default::default();
+    let mut outside_predictions = 0;
     for prediction in predictions {
         match known.get(prediction.instance_id.as_str()) {
             Some(&i) => by_instance.entry(i).or_default().push(prediction),
-            None if unknown.contains(&prediction.instance_id) => {}
-            None => unknown.push(prediction.instance_id.clone()),
+            None => {
+                outside_predictions += 1;
+                if outside_seen.insert(prediction.instance_id.as_str()) {
+                    outside.push(prediction.instance_id.clone());
+                }
+            }
         }
     }
-    if !unknown.is_empty() {
-        return Err(LoadError::UnknownInstances { path: predictions_path.to_path_buf(), ids: unknown });
+    if strict && !outside.is_empty() {
+        return Err(LoadError::UnknownInstances {
+            path: predictions_path.to_path_buf(),
+            count: outside_predictions,
+            ids: outside,
+        });
     }
-    let mut matched = Matched { pairs: Vec::new(), unpredicted: Vec::new() };
+    let mut matched = Matched { pairs: Vec::new(), unpredicted: Vec::new(), outside, outside_predictions };
     for (i, instance) in instances.iter().enumerate() {
         match by_instance.get(&i) {
             Some(list) => matched.pairs.extend(list.iter().map(|p| (instance.clone(), (*p).clone()))),
@@ -289,6 +385,16 @@ pub fn match_predictions(
         }
     }
     Ok(matched)
+}
+
+/// A few ids of a list, for messages that must stay readable: `a, b, c, d, e and 12 more`.
+pub fn examples(ids: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = ids.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+    if ids.len() > SHOWN {
+        text.push_str(&format!(" and {} more", ids.len() - SHOWN));
+    }
+    text
 }
 
 /// Writes instances as JSONL, one per line, with their extra fields as they were read and

@@ -63,8 +63,12 @@ pub(crate) fn from_record(path: &Path, record: Record) -> Result<Prediction, Loa
         return Err(f.missing("model_patch", "use null or \"\" when the model produced no patch"));
     };
 
+    let method = match f.take_str("method")? {
+        Some(method) if !method.trim().is_empty() => Some(method),
+        _ => None,
+    };
     let cost = read_cost(&mut f)?;
-    Ok(Prediction { instance_id, model_name_or_path, model_patch, cost })
+    Ok(Prediction { instance_id, model_name_or_path, model_patch, method, cost })
 }
 
 const DOLLAR_KEYS: [&str; 5] = ["total_cost", "total", "dollars", "usd", "cost"];

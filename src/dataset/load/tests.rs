@@ -132,13 +132,13 @@ fn keyed_and_multi_swe_bench_predictions() {
 fn matching_pairs_predictions_and_lists_unpredicted_instances() {
     let instances = load_instances(&fixture("instances.json")).unwrap();
     let preds = load_predictions(&fixture("predictions_multi_swe_bench.jsonl")).unwrap();
-    let matched = match_predictions(&instances, &preds, Path::new("p.jsonl")).unwrap();
+    let matched = match_predictions(&instances, &preds, Path::new("p.jsonl"), true).unwrap();
     assert_eq!(matched.pairs.len(), 1);
     assert_eq!(matched.pairs[0].0.instance_id, "verdict-demo__calc-1");
     assert_eq!(matched.unpredicted, ["verdict-demo__calc-2"]);
 
     let all = load_predictions(&fixture("predictions.jsonl")).unwrap();
-    let matched = match_predictions(&instances, &all, Path::new("p.jsonl")).unwrap();
+    let matched = match_predictions(&instances, &all, Path::new("p.jsonl"), true).unwrap();
     let order: Vec<_> =
         matched.pairs.iter().map(|(i, p)| (i.instance_id.as_str(), p.model_name_or_path.as_str())).collect();
     assert_eq!(
@@ -161,12 +161,18 @@ fn predictions_for_unknown_instances_are_listed() {
             instance_id: id.into(),
             model_name_or_path: "m".into(),
             model_patch: None,
+            method: None,
             cost: None,
         });
     }
-    let err = match_predictions(&instances, &preds, Path::new("preds.jsonl")).unwrap_err().to_string();
-    assert!(err.starts_with("preds.jsonl: 2 prediction(s)"), "{err}");
+    let err = match_predictions(&instances, &preds, Path::new("preds.jsonl"), true).unwrap_err().to_string();
+    assert!(err.starts_with("preds.jsonl: 3 prediction(s) name 2 instance(s)"), "{err}");
     assert!(err.contains("ghost-1, ghost-2;"), "{err}");
+    // Not strict: skipped, counted, and listed once each.
+    let matched = match_predictions(&instances, &preds, Path::new("preds.jsonl"), false).unwrap();
+    assert_eq!(matched.outside, ["ghost-1", "ghost-2"]);
+    assert_eq!(matched.outside_predictions, 3);
+    assert_eq!(matched.pairs.len(), instances.len());
 }
 
 #[test]
@@ -273,7 +279,8 @@ fn duplicate_predictions_for_one_model_are_an_error() {
     assert_eq!(
         err,
         format!(
-            "{}: model m has two predictions for instance a (line 1 and line 3); keep exactly one, verdict does not pick one for you",
+            "{}: 1 instance(s) have more than one prediction of the same model:\n  a (model m): line 1, line 3\nkeep one \
+             prediction each, or pass --duplicates last (keep the last, as OmniGIRL's harness does) or --duplicates first",
             path.display()
         )
     );

@@ -21,6 +21,7 @@ fn parsed(tests: &[(&str, TestStatus)]) -> ParsedTests {
         source: ResultSource::Structured,
         disagreements: Vec::new(),
         notes: Vec::new(),
+        nesting: Default::default(),
         console_summary: None,
         incomplete: None,
     }

@@ -92,7 +92,7 @@ fn junit5_expected(surefire: u8, phrased: bool) -> Vec<(String, TestStatus)> {
 #[test]
 fn surefire_xml_junit4() {
     for dir in ["maven/junit4_surefire2", "maven/junit4_surefire3"] {
-        let parsed = ok(ParserKind::Maven, &console(&format!("{dir}/console.txt")), &surefire_reports(dir));
+        let parsed = ok(runner("maven"), &console(&format!("{dir}/console.txt")), &surefire_reports(dir));
         assert_eq!(parsed.source, ResultSource::Structured, "{dir}");
         assert_eq!(statuses(&parsed), junit4_expected(), "{dir}");
         assert!(parsed.disagreements.is_empty(), "{dir}: {:?}", parsed.disagreements);
@@ -108,7 +108,7 @@ fn surefire_xml_junit5() {
         ("maven/junit5_surefire3", 3, false),
         ("maven/junit5_surefire3_display", 3, true),
     ] {
-        let parsed = ok(ParserKind::Maven, &console(&format!("{dir}/console.txt")), &surefire_reports(dir));
+        let parsed = ok(runner("maven"), &console(&format!("{dir}/console.txt")), &surefire_reports(dir));
         assert_eq!(statuses(&parsed), junit5_expected(surefire, phrased), "{dir}");
         assert!(parsed.disagreements.is_empty(), "{dir}: {:?}", parsed.disagreements);
         let display_note = parsed.notes.iter().any(|n| n.contains("display name as classname"));
@@ -121,7 +121,7 @@ fn console_junit4_surefire2_and_3() {
     // surefire 2: `testBar(com.x.FooTest)  Time elapsed: … <<< FAILURE!`;
     // surefire 3: `com.x.FooTest.testBar -- Time elapsed: … <<< FAILURE!`; colour codes in 3.
     for dir in ["maven/junit4_surefire2", "maven/junit4_surefire3", "maven/junit4_surefire3_color"] {
-        let parsed = ok(ParserKind::Maven, &console(&format!("{dir}/console.txt")), &[]);
+        let parsed = ok(runner("maven"), &console(&format!("{dir}/console.txt")), &[]);
         assert_eq!(parsed.source, ResultSource::Console, "{dir}");
         assert_eq!(statuses(&parsed), junit4_console_expected(), "{dir}");
         assert!(parsed.notes.iter().any(|n| n.contains("only failing methods")), "{:?}", parsed.notes);
@@ -132,7 +132,7 @@ fn console_junit4_surefire2_and_3() {
 fn console_junit5() {
     // surefire 2 prints bare method names under the class line; the nested class comes from
     // the stack trace. surefire 3 names the top-level class; the stack trace gives the nested one.
-    let s2 = ok(ParserKind::Maven, &console("maven/junit5_surefire2/console.txt"), &[]);
+    let s2 = ok(runner("maven"), &console("maven/junit5_surefire2/console.txt"), &[]);
     assert_eq!(
         statuses(&s2),
         expect(&[
@@ -148,7 +148,7 @@ fn console_junit5() {
     for dir in ["maven/junit5_surefire3", "maven/junit5_surefire3_display"] {
         // surefire 3 reports CalcTest's counts under its nested class's display name
         // (`-- in deeper level`) and 0 under CalcTest: no class-level entry for it.
-        let s3 = ok(ParserKind::Maven, &console(&format!("{dir}/console.txt")), &[]);
+        let s3 = ok(runner("maven"), &console(&format!("{dir}/console.txt")), &[]);
         assert_eq!(
             statuses(&s3),
             expect(&[
@@ -191,7 +191,7 @@ Tests in error:
 
 Tests run: 5, Failures: 1, Errors: 1, Skipped: 2
 ";
-    let parsed = ok(ParserKind::Maven, log, &[]);
+    let parsed = ok(runner("maven"), log, &[]);
     assert_eq!(
         statuses(&parsed),
         expect(&[
@@ -215,7 +215,7 @@ fn unreadable_report_is_replaced_by_the_console_for_its_class() {
     let calc = reports.iter_mut().find(|r| r.name.ends_with("CalcTest.xml")).expect("CalcTest report");
     let cut = calc.bytes.len() / 3;
     calc.bytes.truncate(cut);
-    let parsed = ok(ParserKind::Maven, &console(&format!("{dir}/console.txt")), &reports);
+    let parsed = ok(runner("maven"), &console(&format!("{dir}/console.txt")), &reports);
     assert_eq!(parsed.source, ResultSource::Structured);
     let mut want: Vec<_> =
         junit4_expected().into_iter().filter(|(id, _)| !id.starts_with("com.example.CalcTest.")).collect();
@@ -241,7 +241,7 @@ fn non_report_xml_is_ignored() {
         name: "pom.xml".into(),
         bytes: b"<project><modelVersion>4.0.0</modelVersion></project>".to_vec(),
     });
-    let parsed = ok(ParserKind::Maven, "", &reports);
+    let parsed = ok(runner("maven"), "", &reports);
     assert_eq!(statuses(&parsed), junit4_expected());
     assert!(parsed.notes.iter().any(|n| n.contains("pom.xml is not a surefire report")), "{:?}", parsed.notes);
 }

@@ -46,7 +46,7 @@ fn bare() -> Vec<(String, TestStatus)> {
 #[test]
 fn json_report_file() {
     let dir = "mocha/json_file";
-    let parsed = ok(ParserKind::Mocha, &console(&format!("{dir}/console.txt")), &reports(dir, &["mocha.json"]));
+    let parsed = ok(runner("mocha"), &console(&format!("{dir}/console.txt")), &reports(dir, &["mocha.json"]));
     assert_eq!(parsed.source, ResultSource::Structured);
     assert_eq!(statuses(&parsed), with_files());
     assert_eq!(
@@ -60,12 +60,12 @@ fn json_report_file() {
 fn json_mixed_with_console_output() {
     let text = console("mocha/json_stdout/console.txt");
     assert!(text.starts_with("loading basic.spec.js") && text.contains("{\"stats\": {\"fake\": true}}"));
-    let from_console = ok(ParserKind::Mocha, &text, &[]);
+    let from_console = ok(runner("mocha"), &text, &[]);
     assert_eq!(from_console.source, ResultSource::Console);
     assert_eq!(statuses(&from_console), with_files());
     // The same stream saved as the report.
     let report = [StructuredReport { name: "mocha.json".into(), bytes: text.clone().into_bytes() }];
-    let parsed = ok(ParserKind::Mocha, "", &report);
+    let parsed = ok(runner("mocha"), "", &report);
     assert_eq!(parsed.source, ResultSource::Structured);
     assert_eq!(statuses(&parsed), with_files());
     assert!(parsed.notes.iter().any(|n| n.contains("extracted")), "{:?}", parsed.notes);
@@ -75,7 +75,7 @@ fn json_mixed_with_console_output() {
 fn spec_console_gives_full_titles() {
     for run in ["spec", "spec_color"] {
         let text = console(&format!("mocha/{run}/console.txt"));
-        let parsed = ok(ParserKind::Mocha, &text, &[]);
+        let parsed = ok(runner("mocha"), &text, &[]);
         assert_eq!(parsed.source, ResultSource::Console);
         assert_eq!(statuses(&parsed), bare(), "{run}");
         assert!(parsed.notes.iter().any(|n| n.contains("names no files")), "{:?}", parsed.notes);
@@ -88,7 +88,7 @@ fn truncated_report_falls_back_to_the_spec_console() {
     let mut report = reports("mocha/json_file", &["mocha.json"]);
     let cut = report[0].bytes.len() - 100;
     report[0].bytes.truncate(cut);
-    let parsed = ok(ParserKind::Mocha, &console("mocha/spec/console.txt"), &report);
+    let parsed = ok(runner("mocha"), &console("mocha/spec/console.txt"), &report);
     assert_eq!(parsed.source, ResultSource::Console);
     assert!(parsed.notes[0].contains("mocha.json is truncated"), "{:?}", parsed.notes);
     assert_eq!(statuses(&parsed), bare());
@@ -98,7 +98,7 @@ fn truncated_report_falls_back_to_the_spec_console() {
 fn older_check_mark() {
     // mocha before 10 printed ✓ where it now prints ✔: the same real log with that mark.
     let text = console("mocha/spec/console.txt").replace('✔', "✓");
-    let parsed = ok(ParserKind::Mocha, &text, &[]);
+    let parsed = ok(runner("mocha"), &text, &[]);
     // The test title itself holds a ✓, which stays as it is.
     assert_eq!(statuses(&parsed), bare());
 }

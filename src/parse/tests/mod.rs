@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{parse, ParsedTests, ParserKind, ResultSource, StructuredReport, TestStatus};
+use super::{parse, ParsedTests, ResultSource, RunnerId, StructuredReport, TestStatus};
 
 mod jest;
 mod maven;
@@ -41,7 +41,12 @@ fn surefire_reports(dir: &str) -> Vec<StructuredReport> {
     names.iter().map(|n| StructuredReport { name: n.clone(), bytes: read(&format!("{dir}/{n}")) }).collect()
 }
 
-fn ok(kind: ParserKind, console: &str, structured: &[StructuredReport]) -> ParsedTests {
+/// The runner of the table named `name`.
+fn runner(name: &str) -> RunnerId {
+    RunnerId::named(name).unwrap_or_else(|| panic!("no runner {name}"))
+}
+
+fn ok(kind: RunnerId, console: &str, structured: &[StructuredReport]) -> ParsedTests {
     parse(kind, console, structured).unwrap_or_else(|e| panic!("{kind:?}: {e}"))
 }
 

@@ -53,7 +53,7 @@ fn basic_console_expected() -> Vec<(String, TestStatus)> {
 fn junit_xml_with_console_refinements() {
     for run in ["basic", "color", "xdist", "verbose"] {
         let dir = format!("pytest/{run}");
-        let parsed = ok(ParserKind::Pytest, &console(&format!("{dir}/console.txt")), &reports(&dir, &["junit.xml"]));
+        let parsed = ok(runner("pytest"), &console(&format!("{dir}/console.txt")), &reports(&dir, &["junit.xml"]));
         assert_eq!(parsed.source, ResultSource::Structured, "{run}");
         // XPASS comes from the console (the XML says passed) and is not a disagreement.
         assert_eq!(statuses(&parsed), basic_expected(), "{run}");
@@ -64,7 +64,7 @@ fn junit_xml_with_console_refinements() {
 
 #[test]
 fn file_and_class_of_node_ids() {
-    let parsed = ok(ParserKind::Pytest, "", &reports("pytest/basic", &["junit.xml"]));
+    let parsed = ok(runner("pytest"), "", &reports("pytest/basic", &["junit.xml"]));
     let nested = &parsed.tests["tests/test_basic.py::TestOuter::TestInner::test_nested_param[z::w]"];
     assert_eq!(nested.file.as_deref(), Some("tests/test_basic.py"));
     assert_eq!(nested.class.as_deref(), Some("tests/test_basic.py::TestOuter::TestInner"));
@@ -78,12 +78,49 @@ fn file_and_class_of_node_ids() {
 #[test]
 fn console_summary_fallback() {
     for run in ["basic", "color", "xdist", "verbose"] {
-        let parsed = ok(ParserKind::Pytest, &console(&format!("pytest/{run}/console.txt")), &[]);
+        let parsed = ok(runner("pytest"), &console(&format!("pytest/{run}/console.txt")), &[]);
         assert_eq!(parsed.source, ResultSource::Console, "{run}");
-        assert_eq!(statuses(&parsed), basic_console_expected(), "{run}");
+        // Without -v the summary's `SKIPPED [N] file:line` lines leave the skips unnamed; with
+        // -v (verbose, xdist) the progress lines name them.
+        let verbose = run == "verbose" || run == "xdist";
+        let want = if verbose { basic_expected() } else { basic_console_expected() };
+        assert_eq!(statuses(&parsed), want, "{run}");
         assert!(parsed.notes[0].contains("no JUnit XML report"), "{:?}", parsed.notes);
         assert!(parsed.notes.iter().any(|n| n.contains("3 `SKIPPED [N] file:line`")), "{:?}", parsed.notes);
+        let named = parsed.notes.iter().any(|n| n.contains("3 skipped tests were named by the `-v` progress lines"));
+        assert_eq!(named, verbose, "{run}: {:?}", parsed.notes);
     }
+}
+
+#[test]
+fn skips_named_only_by_progress_lines() {
+    // pytest 8.3.4 -rA -v: 46 parametrized skips with one reason are one `SKIPPED [46]` summary
+    // line; only the progress lines name them.
+    let dir = "pytest/skips_in_progress_only";
+    let text = console(&format!("{dir}/console.txt"));
+    assert!(text.contains("SKIPPED [46] tests/test_tz.py:6: needs the Windows registry"));
+    let parsed = ok(runner("pytest"), &text, &[]);
+    let skipped: Vec<&String> = parsed.tests.iter().filter(|(_, r)| r.status == Skipped).map(|(id, _)| id).collect();
+    assert_eq!(skipped.len(), 46);
+    assert!(parsed.tests.contains_key("tests/test_tz.py::test_windows_zone[45]"));
+    assert_eq!(parsed.tests["tests/test_tz.py::test_fails"].status, Failed);
+    assert_eq!(parsed.tests.len(), 50);
+    assert!(parsed.notes.iter().any(|n| n.contains("46 skipped tests were named")), "{:?}", parsed.notes);
+    // The JUnit XML of the same run agrees, test for test.
+    let from_xml = ok(runner("pytest"), &text, &reports(dir, &["junit.xml"]));
+    assert_eq!(statuses(&from_xml), statuses(&parsed));
+    assert!(from_xml.disagreements.is_empty());
+}
+
+#[test]
+fn progress_lines_printed_by_a_test_are_not_read_as_skips() {
+    // Lines after the progress section (what tests printed, in PASSES) name no skip.
+    let text = console("pytest/verbose/console.txt").replace(
+        "=========================== short test summary info",
+        "tests/test_basic.py::test_invented SKIPPED (fake)                          [ 99%]\n=========================== short test summary info",
+    );
+    let parsed = ok(runner("pytest"), &text, &[]);
+    assert!(!parsed.tests.contains_key("tests/test_basic.py::test_invented"));
 }
 
 #[test]
@@ -92,7 +129,7 @@ fn printed_fake_result_lines_are_ignored() {
     // the PASSES section, above the real summary.
     let text = console("pytest/basic/console.txt");
     assert!(text.contains("\nPASSED tests/sub/test_other.py::test_fake_line\n"));
-    let parsed = ok(ParserKind::Pytest, &text, &[]);
+    let parsed = ok(runner("pytest"), &text, &[]);
     assert!(!parsed.tests.keys().any(|id| id.contains("test_fake_line")));
 }
 
@@ -102,7 +139,7 @@ fn progress_lines_when_the_summary_is_missing() {
     for run in ["verbose", "xdist"] {
         let text = console(&format!("pytest/{run}/console.txt"));
         let cut = &text[..text.find("short test summary info").expect("summary")];
-        let parsed = ok(ParserKind::Pytest, cut, &[]);
+        let parsed = ok(runner("pytest"), cut, &[]);
         // Progress lines name skipped tests too.
         assert_eq!(statuses(&parsed), basic_expected(), "{run}");
         assert!(parsed.notes.iter().any(|n| n.contains("progress lines")), "{:?}", parsed.notes);
@@ -114,7 +151,7 @@ fn collection_error_is_the_file() {
     let dir = "pytest/collect_error";
     let text = console(&format!("{dir}/console.txt"));
     for structured in [reports(dir, &["junit.xml"]), vec![]] {
-        let parsed = ok(ParserKind::Pytest, &text, &structured);
+        let parsed = ok(runner("pytest"), &text, &structured);
         assert_eq!(statuses(&parsed), expect(&[("tests/test_collect_error.py", Error)]));
         assert!(parsed.disagreements.is_empty());
     }
@@ -125,7 +162,7 @@ fn truncated_xml_falls_back_to_the_console() {
     let mut report = reports("pytest/basic", &["junit.xml"]);
     let half = report[0].bytes.len() / 2;
     report[0].bytes.truncate(half);
-    let parsed = ok(ParserKind::Pytest, &console("pytest/basic/console.txt"), &report);
+    let parsed = ok(runner("pytest"), &console("pytest/basic/console.txt"), &report);
     assert_eq!(parsed.source, ResultSource::Console);
     assert_eq!(statuses(&parsed), basic_console_expected());
     assert!(parsed.notes[0].contains("junit.xml") && parsed.notes[0].contains("truncated"), "{:?}", parsed.notes);
@@ -135,7 +172,7 @@ fn truncated_xml_falls_back_to_the_console() {
 fn conflicting_console_is_recorded_and_the_xml_wins() {
     let text = console("pytest/basic/console.txt")
         .replace("\nPASSED tests/test_basic.py::test_pass\n", "\nFAILED tests/test_basic.py::test_pass - no\n");
-    let parsed = ok(ParserKind::Pytest, &text, &reports("pytest/basic", &["junit.xml"]));
+    let parsed = ok(runner("pytest"), &text, &reports("pytest/basic", &["junit.xml"]));
     assert_eq!(parsed.tests["tests/test_basic.py::test_pass"].status, Passed);
     assert_eq!(
         parsed.disagreements,
@@ -154,10 +191,10 @@ fn ids_without_a_file_attribute_come_from_the_console() {
     let xml = String::from_utf8(report[0].bytes.clone()).expect("utf-8");
     let re = regex::Regex::new(r#" file="[^"]*""#).expect("regex");
     report[0].bytes = re.replace_all(&xml, "").into_owned().into_bytes();
-    let with_console = ok(ParserKind::Pytest, &console("pytest/basic/console.txt"), &report);
+    let with_console = ok(runner("pytest"), &console("pytest/basic/console.txt"), &report);
     assert_eq!(statuses(&with_console), basic_expected());
     // Alone, the ids are rebuilt from classname by case: right for this project.
-    let alone = ok(ParserKind::Pytest, "", &report);
+    let alone = ok(runner("pytest"), "", &report);
     let mut want = basic_expected();
     want.iter_mut().filter(|(id, _)| id.ends_with("::test_xpass")).for_each(|(_, s)| *s = Passed);
     assert_eq!(statuses(&alone), want);
@@ -178,13 +215,36 @@ fn ids_are_cut_bracket_aware() {
     assert_eq!(split_node_id("a/t.py::test[C::x]"), ("a/t.py", None));
 }
 
+#[test]
+fn ids_cut_with_their_positions_split_as_node_ids_do() {
+    // The summary reader splits ids from the positions it found while cutting them; it must
+    // agree with split_node_id on every shape.
+    for rest in [
+        "t.py::test[a] - assert [1] == [2]",
+        "t.py::C::D::test[x::y] - boom",
+        "a/t.py::test[C::x]",
+        "t.py::C::test - AssertionError",
+        "t.py::test[[] - msg",
+        "t.py::test[a]]",
+        "tests/t.py - ImportError",
+        "tests/t.py",
+        "t.py::C::test",
+        "t.py::test[x y]",
+    ] {
+        let (id, path_end, params) = crate::parse::pytest::cut_id_at(rest);
+        let (file, class) = split_node_id(id);
+        let result = crate::parse::pytest::result_at(id, path_end, params, Passed);
+        assert_eq!((result.file.as_deref(), result.class.as_deref()), (Some(file), class), "{rest}");
+    }
+}
+
 /// pytest 5.4.0 (Python 3.9.18, at /tmp/testbed) on a test whose failure report raises inside
 /// pytest's saferepr: an INTERNALERROR ends the session, and the JUnit XML holds an empty
 /// `<testcase time="0.000">` for the test being reported, then pytest's own `internal` case.
 #[test]
 fn internal_error_leaves_no_phantom_pass() {
     let dir = "pytest/internal_error";
-    let parsed = ok(ParserKind::Pytest, &console(&format!("{dir}/console.txt")), &reports(dir, &["junit.xml"]));
+    let parsed = ok(runner("pytest"), &console(&format!("{dir}/console.txt")), &reports(dir, &["junit.xml"]));
     assert_eq!(parsed.source, ResultSource::Structured);
     assert_eq!(parsed.tests["tests/test_repr.py::test_ok"].status, TestStatus::Passed);
     // The empty element is no test: before, it was read as a passing `.py::`.

@@ -7,34 +7,34 @@ use rand::{Rng, SeedableRng};
 use super::*;
 use crate::parse::ParseError;
 
-const KINDS: [ParserKind; 6] = [
-    ParserKind::Pytest,
-    ParserKind::Jest,
-    ParserKind::Mocha,
-    ParserKind::Maven,
-    ParserKind::Unittest,
-    ParserKind::Sympy,
-];
+/// Every runner of the table.
+fn kinds() -> Vec<RunnerId> {
+    crate::parse::RUNNERS.iter().map(|r| runner(r.name())).collect()
+}
 
 /// Each runner's fixture console and its structured report file(s).
-fn samples() -> Vec<(ParserKind, String, Vec<StructuredReport>)> {
+fn samples() -> Vec<(RunnerId, String, Vec<StructuredReport>)> {
     vec![
-        (ParserKind::Pytest, console("pytest/color/console.txt"), reports("pytest/color", &["junit.xml"])),
-        (ParserKind::Pytest, console("pytest/xdist/console.txt"), reports("pytest/xdist", &["junit.xml"])),
-        (ParserKind::Jest, console("jest/color/console.txt"), reports("jest/color", &["jest.json"])),
-        (ParserKind::Jest, console("jest/basic/console.txt"), reports("jest/basic", &["jest.json"])),
-        (ParserKind::Mocha, console("mocha/spec_color/console.txt"), reports("mocha/json_file", &["mocha.json"])),
-        (ParserKind::Mocha, console("mocha/json_stdout/console.txt"), vec![]),
-        (ParserKind::Maven, console("maven/junit5_surefire3/console.txt"), surefire_reports("maven/junit5_surefire3")),
-        (ParserKind::Maven, console("maven/junit4_surefire2/console.txt"), surefire_reports("maven/junit4_surefire2")),
-        (ParserKind::Unittest, console("unittest/py3.9/console.txt"), vec![]),
-        (ParserKind::Unittest, console("unittest/django/console.txt"), vec![]),
-        (ParserKind::Sympy, console("sympy/sympy1.12/console.txt"), vec![]),
+        (runner("pytest"), console("pytest/color/console.txt"), reports("pytest/color", &["junit.xml"])),
+        (runner("pytest"), console("pytest/xdist/console.txt"), reports("pytest/xdist", &["junit.xml"])),
+        (runner("jest"), console("jest/color/console.txt"), reports("jest/color", &["jest.json"])),
+        (runner("jest"), console("jest/basic/console.txt"), reports("jest/basic", &["jest.json"])),
+        (runner("mocha"), console("mocha/spec_color/console.txt"), reports("mocha/json_file", &["mocha.json"])),
+        (runner("mocha"), console("mocha/json_stdout/console.txt"), vec![]),
+        (runner("maven"), console("maven/junit5_surefire3/console.txt"), surefire_reports("maven/junit5_surefire3")),
+        (runner("maven"), console("maven/junit4_surefire2/console.txt"), surefire_reports("maven/junit4_surefire2")),
+        (runner("go"), console("go/edge-json/console.txt"), reports("go/edge-json", &["go-test.json"])),
+        (runner("go"), console("go/edge-verbose/console.txt"), vec![]),
+        (runner("cargo"), console("cargo/edge/console.txt"), vec![]),
+        (runner("unittest"), console("unittest/py3.9/console.txt"), vec![]),
+        (runner("unittest"), console("unittest/django/console.txt"), vec![]),
+        (runner("sympy"), console("sympy/sympy1.12/console.txt"), vec![]),
+        (runner("cargo"), console("cargo/edge-nightly-json/console.txt"), vec![]),
     ]
 }
 
 /// Runs a parser and only checks it returned (and that an error is the documented one).
-fn survives(kind: ParserKind, console: &str, structured: &[StructuredReport]) {
+fn survives(kind: RunnerId, console: &str, structured: &[StructuredReport]) {
     match parse(kind, console, structured) {
         Ok(parsed) => assert!(parsed.tests.keys().all(|id| !id.is_empty()), "{kind:?}: empty id"),
         Err(ParseError::NoResults(reason)) => assert!(!reason.is_empty()),
@@ -43,7 +43,7 @@ fn survives(kind: ParserKind, console: &str, structured: &[StructuredReport]) {
 
 #[test]
 fn nothing_recognizable_is_no_results() {
-    for kind in KINDS {
+    for kind in kinds() {
         let err = parse(kind, "make: *** [all] Error 2\n", &[]).expect_err("no results");
         let ParseError::NoResults(reason) = err;
         assert!(reason.contains("structured report:") && reason.contains("console:"), "{reason}");
@@ -61,7 +61,7 @@ fn random_bytes_and_binary_garbage() {
         let bytes: Vec<u8> = (0..len).map(|_| rng.random()).collect();
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let report = [StructuredReport { name: names[round % names.len()].into(), bytes: bytes.clone() }];
-        for kind in KINDS {
+        for kind in kinds() {
             survives(kind, &text, &report);
         }
     }
@@ -111,11 +111,22 @@ fn markup_shaped_garbage() {
         "é",
         "\u{0}",
         "\r",
+        "{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"T\"}",
+        "--- FAIL: T (0.00s)",
+        "FAIL\tp [build failed]",
+        "ok  \tp\t0.1s",
+        "     Running tests/a.rs (target/x)",
+        "running 2 tests",
+        "test a::b ... ok",
+        "---- a stdout ----",
+        "failures:",
+        "error: could not compile `c`",
+        "{ \"type\": \"test\", \"event\": \"failed\", \"name\": \"t\" }",
     ];
     for _ in 0..400 {
         let n = rng.random_range(0..60);
         let text: String = (0..n).map(|_| pieces[rng.random_range(0..pieces.len())]).collect();
-        for kind in KINDS {
+        for kind in kinds() {
             let report = [
                 StructuredReport { name: "r.xml".into(), bytes: text.clone().into_bytes() },
                 StructuredReport { name: "r.json".into(), bytes: text.clone().into_bytes() },

@@ -8,17 +8,10 @@ use crate::parse::SummaryCounts;
 
 /// Every fixture run: (name, parser, console, reports) from `<runner>/<case>/` folders and from
 /// the `captured/<runner>/<case>.console.txt` files with their reports beside them.
-fn every_fixture() -> Vec<(String, ParserKind, String, Vec<StructuredReport>)> {
+fn every_fixture() -> Vec<(String, RunnerId, String, Vec<StructuredReport>)> {
     let mut runs = Vec::new();
-    let kinds = [
-        ("pytest", ParserKind::Pytest),
-        ("jest", ParserKind::Jest),
-        ("mocha", ParserKind::Mocha),
-        ("maven", ParserKind::Maven),
-        ("unittest", ParserKind::Unittest),
-        ("sympy", ParserKind::Sympy),
-    ];
-    for (runner, kind) in kinds {
+    for name in ["pytest", "jest", "mocha", "maven", "unittest", "sympy"] {
+        let (kind, runner) = (runner(name), name);
         for case in std::fs::read_dir(fixture(runner)).unwrap().flatten().map(|e| e.path()) {
             let console = std::fs::read_to_string(case.join("console.txt")).unwrap_or_default();
             runs.push((case.display().to_string(), kind, console, reports_under(&case, "")));
@@ -80,13 +73,13 @@ fn of(summary: &SummaryCounts) -> (u64, u64, u64, u64) {
 
 #[test]
 fn pytest_closing_lines() {
-    let parsed = ok(ParserKind::Pytest, &console("pytest/basic/console.txt"), &reports("pytest/basic", &["junit.xml"]));
+    let parsed = ok(runner("pytest"), &console("pytest/basic/console.txt"), &reports("pytest/basic", &["junit.xml"]));
     let summary = parsed.console_summary.unwrap();
     assert_eq!(of(&summary), counts(18, 8, 2, 3));
     assert_eq!((summary.xfailed, summary.xpassed), (1, 1));
     assert_eq!(summary.line, "8 failed, 18 passed, 3 skipped, 1 xfailed, 1 xpassed, 2 errors in 0.24s");
     // Colour codes are gone before the line is read.
-    let colored = ok(ParserKind::Pytest, &console("pytest/color/console.txt"), &[]);
+    let colored = ok(runner("pytest"), &console("pytest/color/console.txt"), &[]);
     assert_eq!(of(colored.console_summary.as_ref().unwrap()), counts(18, 8, 2, 3));
     let line = |text: &str| crate::parse::pytest::closing_summary(text).map(|s| of(&s));
     assert_eq!(line("== 4 failed, 2 passed in 0.10s =="), Some(counts(2, 4, 0, 0)));
@@ -138,7 +131,7 @@ fn a_rewritten_report_contradicts_the_console_counts() {
          skipped=\"0\" tests=\"6\" time=\"0.1\">{cases}</testsuite></testsuites>"
     );
     let parsed =
-        ok(ParserKind::Pytest, console, &[StructuredReport { name: "junit.xml".into(), bytes: xml.into_bytes() }]);
+        ok(runner("pytest"), console, &[StructuredReport { name: "junit.xml".into(), bytes: xml.into_bytes() }]);
     assert_eq!(parsed.source, ResultSource::Structured);
     assert!(parsed.disagreements.is_empty(), "the console names no test");
     let warning = check_console_summary(&parsed).expect("a contradiction");
@@ -146,8 +139,7 @@ fn a_rewritten_report_contradicts_the_console_counts() {
 
     // The same with the failing tests dropped from the report instead: more passing than counted.
     let console = console.replace("2 failed, 4 passed", "0 failed, 3 passed");
-    let parsed =
-        ok(ParserKind::Pytest, &console, &[StructuredReport { name: "junit.xml".into(), bytes: parsed_xml(6) }]);
+    let parsed = ok(runner("pytest"), &console, &[StructuredReport { name: "junit.xml".into(), bytes: parsed_xml(6) }]);
     let warning = check_console_summary(&parsed).expect("a contradiction");
     assert!(warning.contains("counts 3 passed test(s), but the structured report holds 6 passing"), "{warning}");
 }
@@ -164,16 +156,16 @@ fn parsed_xml(n: usize) -> Vec<u8> {
 #[test]
 fn a_jest_run_that_stopped_part_way_is_incomplete() {
     let stopped = "PASS test/calc.test.js\n  calc\n    ✓ adds two integers (2 ms)\n    ✓ divides evenly (1 ms)\n\n";
-    let parsed = ok(ParserKind::Jest, stopped, &[]);
+    let parsed = ok(runner("jest"), stopped, &[]);
     assert_eq!(parsed.tests.len(), 2);
     let why = parsed.incomplete.as_deref().expect("incomplete");
     assert!(why.contains("no closing `Test Suites:` summary"), "{why}");
     assert!(parsed.notes.iter().any(|n| n.contains("stopped part-way")), "{:?}", parsed.notes);
     // A finished run, with or without its JSON, is complete.
     let finished = format!("{stopped}Test Suites: 1 passed, 1 total\nTests:       2 passed, 2 total\n");
-    assert_eq!(ok(ParserKind::Jest, &finished, &[]).incomplete, None);
+    assert_eq!(ok(runner("jest"), &finished, &[]).incomplete, None);
     let json = ok(
-        ParserKind::Jest,
+        runner("jest"),
         &console("captured/jest/jestcalc-1-gold-all-pass.console.txt"),
         &[StructuredReport {
             name: "jest.json".into(),

@@ -14,7 +14,7 @@ const BROKEN: &str = "sympy/verdictshapes/tests/test_broken.py";
 #[test]
 fn every_status_of_both_versions() {
     for dir in ["sympy/sympy1.7", "sympy/sympy1.12"] {
-        let parsed = ok(ParserKind::Sympy, &console(&format!("{dir}/console.txt")), &[]);
+        let parsed = ok(runner("sympy"), &console(&format!("{dir}/console.txt")), &[]);
         assert_eq!(parsed.source, ResultSource::Console);
         assert_eq!(
             statuses(&parsed),
@@ -59,7 +59,7 @@ fn tracebacks_are_not_results() {
     // could look like results; only the result section counts.
     let text = console("sympy/sympy1.12/console.txt");
     let with_fake = text.replace("AssertionError\n", "AssertionError\ntest_fake F\n");
-    let parsed = ok(ParserKind::Sympy, &with_fake, &[]);
+    let parsed = ok(runner("sympy"), &with_fake, &[]);
     assert!(!parsed.tests.contains_key("test_fake"));
 }
 
@@ -67,7 +67,7 @@ fn tracebacks_are_not_results() {
 fn a_run_cut_before_its_summary_is_incomplete() {
     let text = console("sympy/sympy1.12/console.txt");
     let cut = &text[..text.find("test_skip_inside").unwrap()];
-    let parsed = ok(ParserKind::Sympy, cut, &[]);
+    let parsed = ok(runner("sympy"), cut, &[]);
     assert!(parsed.incomplete.as_deref().is_some_and(|why| why.contains("tests finished")));
     assert_eq!(parsed.console_summary, None);
     assert_eq!(parsed.tests["test_fails"].status, Failed);
@@ -77,7 +77,7 @@ fn a_run_cut_before_its_summary_is_incomplete() {
 #[test]
 fn a_test_that_never_got_a_status_is_noted() {
     let log = "sympy/a/tests/test_a.py[2] \ntest_one ok\ntest_two printing something\n";
-    let parsed = ok(ParserKind::Sympy, log, &[]);
+    let parsed = ok(runner("sympy"), log, &[]);
     assert_eq!(statuses(&parsed), expect(&[("test_one", Passed)]));
     assert!(parsed.notes.iter().any(|n| n.contains("test_two")), "{:?}", parsed.notes);
     assert!(parsed.incomplete.is_some());
@@ -86,7 +86,7 @@ fn a_test_that_never_got_a_status_is_noted() {
 #[test]
 fn colours_and_timeouts() {
     let log = "sympy/a/tests/test_a.py[3] \n\u{1b}[32mtest_one\u{1b}[0m \u{1b}[32mok\u{1b}[0m\ntest_slow Timeout T\ntest_hung T                   [FAIL]\n\n tests finished: 1 passed, 1 skipped, 1 exceptions, in 2.00 seconds \n";
-    let parsed = ok(ParserKind::Sympy, log, &[]);
+    let parsed = ok(runner("sympy"), log, &[]);
     assert_eq!(statuses(&parsed), expect(&[("test_hung", Error), ("test_one", Passed), ("test_slow", Skipped)]));
     assert_eq!(parsed.console_summary.as_ref().map(|s| (s.passed, s.skipped, s.errors)), Some((1, 1, 1)));
 }

@@ -47,7 +47,7 @@ fn sample(method_suffix: bool) -> Vec<(String, TestStatus)> {
 }
 
 fn unittest(rel: &str) -> ParsedTests {
-    ok(ParserKind::Unittest, &console(rel), &[])
+    ok(runner("unittest"), &console(rel), &[])
 }
 
 #[test]
@@ -159,7 +159,7 @@ fn django_runner() {
 fn a_run_cut_before_its_summary_is_incomplete() {
     let text = console("unittest/py3.9/console.txt");
     let cut = &text[..text.find("test_raises").unwrap()];
-    let parsed = ok(ParserKind::Unittest, cut, &[]);
+    let parsed = ok(runner("unittest"), cut, &[]);
     assert!(parsed.incomplete.as_deref().is_some_and(|why| why.contains("Ran N tests")), "{:?}", parsed.incomplete);
     assert_eq!(parsed.console_summary, None);
     assert_eq!(parsed.tests["test_add (test_calc.CalcTests)"].status, Passed);
@@ -170,7 +170,7 @@ fn a_run_cut_before_its_summary_is_incomplete() {
 #[test]
 fn no_result_line_is_no_results() {
     let err =
-        parse(ParserKind::Unittest, "Traceback (most recent call last):\nImportError: no module\n", &[]).unwrap_err();
+        parse(runner("unittest"), "Traceback (most recent call last):\nImportError: no module\n", &[]).unwrap_err();
     assert!(err.to_string().contains("`<test> ... <status>`"), "{err}");
 }
 

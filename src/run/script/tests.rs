@@ -1,7 +1,7 @@
 //! The eval script's text and the reading of its marker lines.
 
 use super::*;
-use crate::parse::ParserKind;
+use crate::parse::RunnerId;
 
 fn python() -> LanguageSpec {
     LanguageSpec {
@@ -17,7 +17,7 @@ fn python() -> LanguageSpec {
 fn entry(test_args: TestArgs) -> SpecEntry {
     SpecEntry {
         test_args,
-        ..SpecEntry::new("python", "pytest -rA --junitxml=$VERDICT_OUT/junit.xml", ParserKind::Pytest)
+        ..SpecEntry::new("python", "pytest -rA --junitxml=$VERDICT_OUT/junit.xml", RunnerId::named("pytest").unwrap())
     }
 }
 
@@ -56,6 +56,7 @@ fn script_applies_restores_and_runs_in_order() {
         env: &env,
         timeout_secs: 30,
         nonce: "n0nce",
+        apply_only: false,
         config: &ConfigPlan::default(),
         clock: None,
     });
@@ -89,6 +90,41 @@ fn script_applies_restores_and_runs_in_order() {
 }
 
 #[test]
+fn apply_only_runs_the_same_chain_and_stops() {
+    let entry = entry(TestArgs::Files);
+    let candidate = "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 @@\n-a\n+b\n";
+    let input = ScriptInput {
+        title: "demo-1".into(),
+        candidate: Some(candidate),
+        test_patch: TEST_PATCH,
+        entry: &entry,
+        language: &python(),
+        env: &BTreeMap::new(),
+        timeout_secs: 30,
+        nonce: "n0nce",
+        apply_only: true,
+        config: &ConfigPlan::default(),
+        clock: None,
+    };
+    let only = render(&input);
+    let full = render(&ScriptInput { apply_only: false, ..input.clone() });
+    // The apply chain is the full script's, byte for byte, up to its APPLY line.
+    let chain_end = |s: &str| s.find("echo \"$M APPLY $step\"").unwrap();
+    assert_eq!(only.script[..chain_end(&only.script)], full.script[..chain_end(&full.script)]);
+    assert!(only.script.ends_with("echo \"$M APPLY $step\"\n[ \"$step\" = none ] && exit 0\necho \"$M END\"\n"));
+    for absent in ["test.diff", "TESTS START", "pytest", "git checkout -q HEAD"] {
+        assert!(!only.script.contains(absent), "{absent} in:\n{}", only.script);
+    }
+    let names: Vec<&str> = only.inputs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["candidate.diff"], "no test patch goes in");
+    assert!(only.test_args.is_empty());
+
+    let seen = read_output("VERDICT-n0nce APPLY patch_fuzz\nVERDICT-n0nce END\n", "n0nce");
+    assert_eq!(seen.apply_step, Some(crate::grade::ApplyStep::PatchFuzz));
+    assert!(seen.finished && !seen.tests_started);
+}
+
+#[test]
 fn without_candidate_there_is_no_apply_chain() {
     let entry = entry(TestArgs::None);
     let script = render(&ScriptInput {
@@ -100,6 +136,7 @@ fn without_candidate_there_is_no_apply_chain() {
         env: &BTreeMap::new(),
         timeout_secs: 5,
         nonce: "x",
+        apply_only: false,
         config: &ConfigPlan::default(),
         clock: None,
     });
@@ -112,14 +149,14 @@ fn without_candidate_there_is_no_apply_chain() {
 fn jest_snapshots_map_to_their_spec_file() {
     let lang = LanguageSpec { test_arg_files: vec!["**/*.test.js".into()], ..python() };
     let patch = "diff --git a/src/__snapshots__/x.test.js.snap b/src/__snapshots__/x.test.js.snap\n--- a/src/__snapshots__/x.test.js.snap\n+++ b/src/__snapshots__/x.test.js.snap\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/src/x.test.js b/src/x.test.js\n--- a/src/x.test.js\n+++ b/src/x.test.js\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/src/util.js b/src/util.js\n--- a/src/util.js\n+++ b/src/util.js\n@@ -1 +1 @@\n-a\n+b\n";
-    assert_eq!(test_arguments(TestArgs::Jest, patch, &lang.test_arg_files), ["src/x.test.js"]);
+    assert_eq!(test_arguments("jest".parse().unwrap(), patch, &lang.test_arg_files), ["src/x.test.js"]);
 }
 
 #[test]
 fn maven_classes_and_modules() {
     let patch = "diff --git a/core/src/test/java/com/x/FooTest.java b/core/src/test/java/com/x/FooTest.java\n--- a/core/src/test/java/com/x/FooTest.java\n+++ b/core/src/test/java/com/x/FooTest.java\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/src/test/java/com/y/BarTest.java b/src/test/java/com/y/BarTest.java\nnew file mode 100644\n--- /dev/null\n+++ b/src/test/java/com/y/BarTest.java\n@@ -0,0 +1 @@\n+b\ndiff --git a/core/src/test/resources/data.txt b/core/src/test/resources/data.txt\n--- a/core/src/test/resources/data.txt\n+++ b/core/src/test/resources/data.txt\n@@ -1 +1 @@\n-a\n+b\n";
     assert_eq!(
-        test_arguments(TestArgs::Maven, patch, &python().test_arg_files),
+        test_arguments("maven".parse().unwrap(), patch, &python().test_arg_files),
         ["-Dtest=com.x.FooTest,com.x.FooTest$*,com.y.BarTest,com.y.BarTest$*", "-pl", "core"]
     );
 }
@@ -170,6 +207,125 @@ fn a_run_cut_short_has_no_exit_code() {
     assert_eq!(out.test_output, "hanging...\n");
 }
 
+/// A runner whose report is somewhere else than a file the command writes, to check what the
+/// script does for each [`ReportSource`].
+struct StandIn(ReportSource);
+
+impl crate::parse::Runner for StandIn {
+    fn name(&self) -> &'static str {
+        "stand-in"
+    }
+    fn command(&self, test_cmd: &str, quoted_arguments: &str) -> String {
+        format!("{test_cmd} --only {quoted_arguments} -- -v")
+    }
+    fn report(&self) -> ReportSource {
+        self.0
+    }
+    fn parse(
+        &self,
+        _: &str,
+        _: &[crate::parse::StructuredReport],
+    ) -> Result<crate::parse::ParsedTests, crate::parse::ParseError> {
+        Err(crate::parse::ParseError::NoResults("stand-in".into()))
+    }
+    fn nesting(&self) -> crate::parse::Nesting {
+        crate::parse::Nesting::ANY
+    }
+}
+
+static STDOUT: StandIn = StandIn(ReportSource::Stdout("out.json"));
+static CONSOLE: StandIn = StandIn(ReportSource::Console);
+static COLLECT: StandIn = StandIn(ReportSource::Collect(&["**/reports/*.xml"]));
+
+fn stand_in(runner: &'static StandIn, test_cmd: &str) -> SpecEntry {
+    SpecEntry { test_cmd: test_cmd.into(), log_parser: RunnerId::of(runner), ..entry(TestArgs::None) }
+}
+
+/// Runs `command` as the script would (`bash -c`), with `$VERDICT_OUT` in a temporary folder:
+/// the exit code, the output, and the folder.
+fn run_bash(command: &str) -> (Option<i32>, String, tempfile::TempDir) {
+    let out = tempfile::tempdir().unwrap();
+    let done = std::process::Command::new("bash")
+        .args(["-c", command])
+        .env("VERDICT_OUT", out.path())
+        .output()
+        .expect("bash runs");
+    let text = String::from_utf8_lossy(&done.stdout).into_owned() + &String::from_utf8_lossy(&done.stderr);
+    (done.status.code(), text, out)
+}
+
+#[test]
+fn a_report_on_stdout_is_kept_and_the_exit_code_survives_the_pipe() {
+    let entry = stand_in(&STDOUT, "echo '{\"a\": 1}'; echo oops >&2; exit 3");
+    let command = test_command(&entry, false, &[]);
+    assert_eq!(
+        command,
+        "set -o pipefail\n{ echo '{\"a\": 1}'; echo oops >&2; exit 3\n} | tee -- \"$VERDICT_OUT\"/out.json"
+    );
+    let (code, text, out) = run_bash(&command);
+    assert_eq!(code, Some(3), "the command's exit code, not tee's: {text}");
+    assert!(text.contains("{\"a\": 1}") && text.contains("oops"), "the console keeps both streams: {text}");
+    assert_eq!(std::fs::read_to_string(out.path().join("out.json")).unwrap(), "{\"a\": 1}\n", "stdout alone");
+    // The runner places the arguments; the script quotes them.
+    let command = test_command(&stand_in(&STDOUT, "run"), false, &["a b".into(), "c".into()]);
+    assert!(command.starts_with("set -o pipefail\n{ run --only 'a b' c -- -v\n}"), "{command}");
+}
+
+#[test]
+fn a_report_in_the_console_merges_stderr_in_order() {
+    let command = test_command(&stand_in(&CONSOLE, "echo one; echo two >&2; echo three; exit 101"), false, &[]);
+    assert_eq!(command, "{ echo one; echo two >&2; echo three; exit 101\n} 2>&1");
+    let (code, text, _) = run_bash(&command);
+    assert_eq!(code, Some(101));
+    assert_eq!(text, "one\ntwo\nthree\n", "all on stdout, in order");
+}
+
+#[test]
+fn collect_globs_are_the_specs_else_the_runners() {
+    let own = stand_in(&COLLECT, "run");
+    assert_eq!(collect_globs(&own), ["**/reports/*.xml"]);
+    let script = render(&ScriptInput {
+        title: "x".into(),
+        candidate: None,
+        test_patch: "",
+        entry: &own,
+        language: &python(),
+        env: &BTreeMap::new(),
+        timeout_secs: 5,
+        nonce: "n",
+        config: &ConfigPlan::default(),
+        clock: None,
+        apply_only: false,
+    });
+    assert!(script.script.contains("rm -f -- **/reports/*.xml\n"), "{}", script.script);
+    assert!(script.script.contains("for f in **/reports/*.xml; do"), "{}", script.script);
+    let spec_says = SpecEntry { collect: vec!["out/*.xml".into()], ..own };
+    assert_eq!(collect_globs(&spec_says), ["out/*.xml"]);
+    // A runner whose command writes into $VERDICT_OUT collects only what the spec names.
+    assert!(collect_globs(&entry(TestArgs::Files)).is_empty());
+}
+
+#[test]
+fn test_args_name_files_none_or_a_runner_mapping() {
+    assert_eq!("files".parse::<TestArgs>(), Ok(TestArgs::Files));
+    assert_eq!("none".parse::<TestArgs>(), Ok(TestArgs::None));
+    assert!("x".parse::<TestArgs>().is_err());
+    for name in ["jest", "maven"] {
+        let parsed: TestArgs = name.parse().unwrap();
+        assert_eq!(parsed, TestArgs::Runner(RunnerId::named(name).unwrap()));
+        assert_eq!(serde_json::to_value(parsed).unwrap(), name);
+    }
+    // pytest passes files as they are: it has no mapping of its own.
+    let err = "pytest".parse::<TestArgs>().unwrap_err();
+    let (_, mappings) = err.split_once("expected files, none, or a runner with its own mapping: ").expect(&err);
+    let mappings: Vec<&str> = mappings.split(", ").collect();
+    assert!(mappings.contains(&"jest") && mappings.contains(&"maven") && !mappings.contains(&"pytest"), "{err}");
+    // An unknown runner is named, with every runner verdict knows.
+    let spec: Result<SpecEntry, _> = toml::from_str("language = \"python\"\ntest_cmd = \"t\"\nlog_parser = \"nose\"\n");
+    let err = spec.unwrap_err().to_string();
+    assert!(err.contains("unknown log parser \"nose\"; verdict knows pytest, jest, mocha, maven"), "{err}");
+}
+
 #[test]
 fn runner_configuration_resets_and_falls_back() {
     use crate::run::runner_config::{Fallback, PlannedReset};
@@ -209,6 +365,7 @@ fn runner_configuration_resets_and_falls_back() {
         env: &BTreeMap::new(),
         timeout_secs: 9,
         nonce: "x",
+        apply_only: false,
         config: &plan,
         clock: None,
     });
@@ -277,6 +434,7 @@ fn a_pinned_clock_wraps_only_the_test_command() {
         env: &BTreeMap::new(),
         timeout_secs: 7,
         nonce: "x",
+        apply_only: false,
         config: &ConfigPlan::default(),
         clock: Some(1574942400),
     });
@@ -322,6 +480,7 @@ diff --git a/tests/tests_tqdm.py b/tests/tests_tqdm.py
         env: &env,
         timeout_secs: 5,
         nonce: "x",
+        apply_only: false,
         config: &ConfigPlan::default(),
         clock: None,
     });

@@ -1,0 +1,5 @@
+module github.com/verdict-demo/gocalc
+
+go 1.19
+
+require github.com/google/go-cmp v0.6.0

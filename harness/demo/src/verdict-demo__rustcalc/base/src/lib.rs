@@ -1,0 +1,4 @@
+//! Small arithmetic and text helpers.
+
+pub mod arith;
+pub mod text;

@@ -1,0 +1,33 @@
+//! Text helpers.
+
+/// `s` with its first character in upper case.
+pub fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    let first = chars.next().expect("capitalize needs a non-empty string");
+    first.to_uppercase().chain(chars).collect()
+}
+
+/// The number of words of `s`, separated by whitespace.
+pub fn word_count(s: &str) -> usize {
+    s.split(|c: char| c.is_whitespace() || c == '-').filter(|w| !w.is_empty()).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capitalize_ascii() {
+        assert_eq!(capitalize("hello world"), "Hello world");
+    }
+
+    #[test]
+    fn capitalize_unicode() {
+        assert_eq!(capitalize("élan"), "Élan");
+    }
+
+    #[test]
+    fn word_count_ignores_extra_spaces() {
+        assert_eq!(word_count("  two\twords \n"), 2);
+    }
+}
