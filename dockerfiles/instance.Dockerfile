@@ -8,11 +8,12 @@
 #   fails the build, naming the files.
 # - node_modules/ is excluded from the install commit (info/exclude), as git clean must never
 #   reach into it.
-# - The files carry the commit's time (src/images/context.rs). Docker's COPY cache ignores file
-#   dates, so the label below keeps layers made from snapshots dated 1970 from being reused.
+# - The files carry the commit's time, never before 1980-01-02 (src/images/context.rs). Docker's
+#   COPY cache ignores file dates, so the label below keeps layers made from snapshots dated
+#   otherwise from being reused.
 # Placeholders: {{env_image}}.
 FROM {{env_image}}
-LABEL verdict.snapshot.dates=commit
+LABEL verdict.snapshot.dates="commit, from 1980-01-02"
 COPY repo/ /testbed/
 COPY tree.txt /verdict/tree.txt
 WORKDIR /testbed

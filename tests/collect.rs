@@ -332,3 +332,43 @@ fn collect_refuses_unusable_input_clearly() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("is not a git repository"), "{}", text(&out));
 }
+
+#[test]
+fn collect_versions_by_the_nearest_matching_tag_where_no_version_file_matches() {
+    let root = logs_dir("collect-tags");
+    let (f, shas) = fixture(&root);
+    // The release commit is tagged; a later tag that the glob does not match is passed over.
+    f.git(&["tag", "v1.5.0", &format!("{}^1", shas.merge)]);
+    f.git(&["tag", "nightly", &shas.merge]);
+    let specs = root.join("specs");
+    write(
+        &specs.join("acme__calc.toml"),
+        &SPEC.replace(
+            "version_patterns = ['__version__ = \"([^\"]+)\"']",
+            "version_patterns = ['__nothing__ = \"([^\"]+)\"']\nversion_tags = [\"v[0-9]*\"]\nversion_default = \"get_version\"",
+        ),
+    );
+    let output = root.join("out").join("calc.jsonl");
+    let out = verdict(&[
+        "collect",
+        "--repo",
+        "acme/calc",
+        "--git",
+        f.work.to_str().unwrap(),
+        "--specs",
+        specs.to_str().unwrap(),
+        "--pr",
+        "1,2,3",
+        "--output",
+        output.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let versions: Vec<String> = std::fs::read_to_string(&output)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["version"].as_str().unwrap().to_string())
+        .collect();
+    // PR 1 and PR 2 start before the tagged release: no tag below them, so the default; PR 3
+    // starts after it (at the merge tagged `nightly`, which the glob skips).
+    assert_eq!(versions, ["get_version", "get_version", "1.5"]);
+}

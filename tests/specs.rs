@@ -31,6 +31,30 @@ const OMNIGIRL: [&str; 15] = [
     "google/gson",
 ];
 
+/// SWE-bench's Python repositories with a built-in spec (the swebench package's
+/// MAP_REPO_VERSION_TO_SPECS, less its swe-bench/humaneval).
+const SWEBENCH: [&str; 19] = [
+    "astropy/astropy",
+    "dbt-labs/dbt-core",
+    "django/django",
+    "marshmallow-code/marshmallow",
+    "matplotlib/matplotlib",
+    "mwaskom/seaborn",
+    "pallets/flask",
+    "psf/requests",
+    "pvlib/pvlib-python",
+    "pydata/xarray",
+    "pydicom/pydicom",
+    "pylint-dev/astroid",
+    "pylint-dev/pylint",
+    "pytest-dev/pytest",
+    "pyvista/pyvista",
+    "scikit-learn/scikit-learn",
+    "sphinx-doc/sphinx",
+    "sqlfluff/sqlfluff",
+    "sympy/sympy",
+];
+
 #[test]
 fn every_built_in_spec_entry_resolves() {
     let harness = repo_root().join("harness");
@@ -85,10 +109,13 @@ fn every_built_in_spec_entry_resolves() {
                 .unwrap_or_else(|e| panic!("{at}: {e}"));
         }
     }
-    for repo in OMNIGIRL {
+    for repo in OMNIGIRL.into_iter().chain(SWEBENCH) {
         assert!(repos.contains(repo), "a built-in spec for {repo}");
         let spec = registry.file(repo).unwrap();
-        assert!(!spec.collect.version_files.is_empty(), "{repo}: a version rule for `verdict collect`");
+        assert!(
+            !spec.collect.version_files.is_empty() || !spec.collect.version_tags.is_empty(),
+            "{repo}: a version rule for `verdict collect` (a version file or tags)"
+        );
     }
     assert!(entries >= 300, "one entry per version OmniGIRL's harness defines ({entries})");
     // Node.js of any release comes from the npm registry, Java 11 from bullseye, Java 8 from

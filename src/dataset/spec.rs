@@ -64,6 +64,12 @@ pub struct CollectSpec {
     /// How many leading version parts to keep (default 2: `4.45.0` → `4.45`).
     #[serde(default)]
     pub version_components: Option<usize>,
+    /// Tag globs, for repositories versioned by their tags (setuptools_scm): when no version
+    /// file matches, the nearest tag reachable from the base commit whose name matches one of
+    /// them (`git describe --tags --abbrev=0 --match GLOB`), normalized as a file's version
+    /// (`v5.3.dev` → `5.3`).
+    #[serde(default)]
+    pub version_tags: Vec<String>,
     /// The version when no file matches (unset: the instance gets no version, so the spec's
     /// `"*"` entry applies).
     #[serde(default)]

@@ -52,6 +52,13 @@ pub fn build_context(
     builder.into_inner().map_err(|source| ContextError::Write { path: "<end>".into(), source })
 }
 
+/// The earliest modification time a repository file in `/testbed` gets (1980-01-02 00:00:00
+/// UTC). Files carry their commit's time, as `git archive` gives it, so the context's bytes
+/// depend on the commit only and tools that compare dates see real ones (Maven's resource
+/// copying fails on files dated 1970); never before 1980, which ZIP cannot store (a build
+/// backend that zips the files, flit's editable wheels, fails on the epoch).
+pub const SNAPSHOT_MTIME: u64 = 315_619_200;
+
 fn append(builder: &mut tar::Builder<Vec<u8>>, path: &str, bytes: &[u8], mode: u32) -> Result<(), ContextError> {
     let mut header = tar::Header::new_gnu();
     header.set_size(bytes.len() as u64);
@@ -68,7 +75,7 @@ fn append_snapshot(builder: &mut tar::Builder<Vec<u8>>, snapshot: &[u8]) -> Resu
     dir.set_entry_type(tar::EntryType::Directory);
     dir.set_mode(0o755);
     dir.set_size(0);
-    dir.set_mtime(0);
+    dir.set_mtime(SNAPSHOT_MTIME);
     builder
         .append_data(&mut dir, "repo/", std::io::empty())
         .map_err(|source| ContextError::Write { path: "repo/".into(), source })?;
@@ -81,8 +88,10 @@ fn append_snapshot(builder: &mut tar::Builder<Vec<u8>>, snapshot: &[u8]) -> Resu
         }
         let path = entry.path().map_err(ContextError::Snapshot)?.to_string_lossy().into_owned();
         let target = format!("repo/{path}");
-        // The mtime stays: git archive sets every entry to the commit's time.
+        // git archive dates every entry by the commit's time; that stays, from 1980 on.
         let mut header = entry.header().clone();
+        let committed = header.mtime().unwrap_or(0);
+        header.set_mtime(committed.max(SNAPSHOT_MTIME));
         if kind == tar::EntryType::Symlink {
             let link = entry.link_name().map_err(ContextError::Snapshot)?.unwrap_or_default().into_owned();
             builder
@@ -157,6 +166,11 @@ mod tests {
             }
             if path == "repo/link" {
                 assert_eq!(e.link_name().unwrap().unwrap().to_string_lossy(), "pkg/run.sh");
+            }
+            if path == "repo/link" || path == "repo/" {
+                // Dated before 1980 in the snapshot (or not at all): ZIP, and so a wheel built
+                // from /testbed, cannot hold a time before 1980.
+                assert_eq!(e.header().mtime().unwrap(), SNAPSHOT_MTIME, "{path}");
             }
         }
     }

@@ -463,6 +463,9 @@ fn layer(
         hasher.update(s.repo.as_bytes());
         hasher.update(b"@");
         hasher.update(s.commit.as_bytes());
+        // The files' dating rule is part of what the layer is built from.
+        hasher.update(b"\0mtime: commit, from\0");
+        hasher.update(context::SNAPSHOT_MTIME.to_le_bytes());
     }
     let digest = hex::encode(hasher.finalize());
     Layer {

@@ -11,7 +11,9 @@
 //!
 //! The entry point is [`parse`]. The id form each runner produces is documented in its module:
 //! [`pytest`] (`path::Class::test[params]`), [`jest`] (`file > describe > … > title`),
-//! [`mocha`] (`file > fullTitle`) and [`maven`] (`com.x.FooTest.testBar`). Shared pieces:
+//! [`mocha`] (`file > fullTitle`), [`maven`] (`com.x.FooTest.testBar`), [`unittest`]
+//! (`test_x (app.tests.FooTests)`, Python's unittest and Django's runner) and [`sympy`]
+//! (`test_name`, sympy's bin/test). Shared pieces:
 //! [`ansi`] strips colour codes, [`junit`] streams JUnit-style XML, and `combine` reconciles a
 //! structured report with the console.
 
@@ -46,6 +48,8 @@ runners! {
     maven::Maven,
     go::GoTest,
     cargo::CargoTest,
+    unittest::Unittest,
+    sympy::Sympy,
 }
 
 /// The repository root inside the evaluation container. Absolute paths under it are made

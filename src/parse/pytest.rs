@@ -353,10 +353,17 @@ fn read_structured(reports: &[StructuredReport], console: &Read) -> Read {
     let mut notes = Vec::new();
     let mut by_mangled: Option<HashMap<(String, String), String>> = None;
     let mut guessed = 0usize;
+    let mut unnamed = 0usize;
     let mut junit_reports = 0usize;
     for report in xml {
         let text = text_of(&report.bytes);
         let result = read_cases(&text, |case| {
+            // pytest leaves an empty `<testcase>` for the test it was running when an
+            // INTERNALERROR ended the session: no test, and no pass.
+            if case.name.is_empty() && case.classname.is_empty() && case.file.as_deref().unwrap_or("").is_empty() {
+                unnamed += 1;
+                return;
+            }
             let (id, class) = match id_from_file(&case) {
                 Some(found) => found,
                 None => {
@@ -388,6 +395,12 @@ fn read_structured(reports: &[StructuredReport], console: &Read) -> Read {
     }
     if junit_reports == 0 {
         return Read::Unusable("no collected XML file is a JUnit report".to_string());
+    }
+    if unnamed > 0 {
+        notes.push(format!(
+            "structured: {unnamed} <testcase> element(s) with no name, classname or file (pytest \
+             writes one when an INTERNALERROR ends the session) were left out"
+        ));
     }
     if guessed > 0 {
         notes.push(format!(

@@ -56,8 +56,11 @@
 //! `version_files` that exists at the base commit and that one of `version_patterns` matches;
 //! the matched capture groups are joined with `.`, everything but digits and dots is dropped,
 //! and the first `version_components` (default 2) parts are kept, as OmniGIRL's versioning
-//! does (`4.45.0` → `4.45`). No match gives `version_default`, or no version (the spec's `"*"`
-//! entry then applies). A version with no entry of its own in the spec is noted.
+//! does (`4.45.0` → `4.45`). Where no file matches and the rule has `version_tags` (repositories
+//! that setuptools_scm versions from their tags), the nearest tag below the base that matches one
+//! of those globs (`git describe --tags --abbrev=0 --match GLOB`) gives it, normalized the same
+//! way. No match gives `version_default`, or no version (the spec's `"*"` entry then applies). A
+//! version with no entry of its own in the spec is noted.
 
 pub mod git;
 pub mod split;
@@ -529,6 +532,20 @@ fn version_of(
                 vec![caps.get(0).map_or("", |m| m.as_str())]
             };
             let version = normalize_version(&joined.join("."), spec.version_components.unwrap_or(2));
+            if !version.is_empty() {
+                return Ok(Some(version));
+            }
+        }
+    }
+    if !spec.version_tags.is_empty() {
+        let mut args = vec!["describe", "--tags", "--abbrev=0"];
+        for glob in &spec.version_tags {
+            args.extend(["--match", glob.as_str()]);
+        }
+        args.push(base);
+        // No matching tag below the base is no version, not an error.
+        if let Ok(out) = git.run(&args) {
+            let version = normalize_version(String::from_utf8_lossy(&out).trim(), spec.version_components.unwrap_or(2));
             if !version.is_empty() {
                 return Ok(Some(version));
             }

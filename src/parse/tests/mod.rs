@@ -11,6 +11,8 @@ mod mocha;
 mod pytest;
 mod robust;
 mod summary;
+mod sympy;
+mod unittest;
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/parse").join(rel)

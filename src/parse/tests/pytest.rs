@@ -237,3 +237,19 @@ fn ids_cut_with_their_positions_split_as_node_ids_do() {
         assert_eq!((result.file.as_deref(), result.class.as_deref()), (Some(file), class), "{rest}");
     }
 }
+
+/// pytest 5.4.0 (Python 3.9.18, at /tmp/testbed) on a test whose failure report raises inside
+/// pytest's saferepr: an INTERNALERROR ends the session, and the JUnit XML holds an empty
+/// `<testcase time="0.000">` for the test being reported, then pytest's own `internal` case.
+#[test]
+fn internal_error_leaves_no_phantom_pass() {
+    let dir = "pytest/internal_error";
+    let parsed = ok(runner("pytest"), &console(&format!("{dir}/console.txt")), &reports(dir, &["junit.xml"]));
+    assert_eq!(parsed.source, ResultSource::Structured);
+    assert_eq!(parsed.tests["tests/test_repr.py::test_ok"].status, TestStatus::Passed);
+    // The empty element is no test: before, it was read as a passing `.py::`.
+    assert!(parsed.tests.keys().all(|id| !id.starts_with(".py")), "{:?}", parsed.tests.keys().collect::<Vec<_>>());
+    assert!(!parsed.tests.values().any(|r| r.status == TestStatus::Passed && r.file.as_deref() == Some(".py")));
+    assert_eq!(parsed.tests.values().filter(|r| r.status == TestStatus::Passed).count(), 1);
+    assert!(parsed.notes.iter().any(|n| n.contains("INTERNALERROR")), "{:?}", parsed.notes);
+}

@@ -26,6 +26,9 @@ fn samples() -> Vec<(RunnerId, String, Vec<StructuredReport>)> {
         (runner("go"), console("go/edge-json/console.txt"), reports("go/edge-json", &["go-test.json"])),
         (runner("go"), console("go/edge-verbose/console.txt"), vec![]),
         (runner("cargo"), console("cargo/edge/console.txt"), vec![]),
+        (runner("unittest"), console("unittest/py3.9/console.txt"), vec![]),
+        (runner("unittest"), console("unittest/django/console.txt"), vec![]),
+        (runner("sympy"), console("sympy/sympy1.12/console.txt"), vec![]),
         (runner("cargo"), console("cargo/edge-nightly-json/console.txt"), vec![]),
     ]
 }

@@ -10,7 +10,7 @@ use crate::parse::SummaryCounts;
 /// the `captured/<runner>/<case>.console.txt` files with their reports beside them.
 fn every_fixture() -> Vec<(String, RunnerId, String, Vec<StructuredReport>)> {
     let mut runs = Vec::new();
-    for name in ["pytest", "jest", "mocha", "maven"] {
+    for name in ["pytest", "jest", "mocha", "maven", "unittest", "sympy"] {
         let (kind, runner) = (runner(name), name);
         for case in std::fs::read_dir(fixture(runner)).unwrap().flatten().map(|e| e.path()) {
             let console = std::fs::read_to_string(case.join("console.txt")).unwrap_or_default();
