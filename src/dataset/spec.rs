@@ -128,6 +128,11 @@ pub struct SpecEntry {
     /// say). `*` matches any run of characters, `/` and `::` included.
     #[serde(default)]
     pub pass_to_pass_exclude: Vec<String>,
+    /// Suspicious-code rules ([`SUSPICION_RULES`]) that this repository's own code matches by
+    /// nature, so their hits are not held against its candidates: pytest's source imports
+    /// `_pytest` and defines `pytest_*` hooks. Every other rule still applies.
+    #[serde(default, deserialize_with = "suspicion_rules", skip_serializing_if = "Vec::is_empty")]
+    pub allowed_suspicions: Vec<String>,
     /// Default test timeout in seconds for this entry (the `--timeout` flag wins).
     #[serde(default)]
     pub timeout: Option<u64>,
@@ -170,6 +175,7 @@ impl SpecEntry {
             test_files: Vec::new(),
             test_arg_files: Vec::new(),
             pass_to_pass_exclude: Vec::new(),
+            allowed_suspicions: Vec::new(),
             timeout: None,
             python: None,
             node: None,
@@ -186,6 +192,33 @@ impl SpecEntry {
         let named = [&self.python, &self.node, &self.npm, &self.java, &self.maven, &self.go, &self.rust];
         TOOLS.iter().zip(named).filter_map(|(tool, v)| Some((tool.to_string(), v.clone()?))).collect()
     }
+}
+
+/// The names of the suspicious-code rules (`grade::suspicious`), which `allowed_suspicions` may
+/// name.
+pub const SUSPICION_RULES: [&str; 9] = [
+    "test_framework_import",
+    "test_hook",
+    "test_framework_globals",
+    "process_exit",
+    "exit_hook",
+    "module_cache_write",
+    "report_access",
+    "installed_files",
+    "python_startup_hook",
+];
+
+/// `allowed_suspicions`: names of known rules only, so a misspelt name is an error, not a rule
+/// that silently stays on.
+fn suspicion_rules<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    let names = Vec::<String>::deserialize(deserializer)?;
+    if let Some(unknown) = names.iter().find(|n| !SUSPICION_RULES.contains(&n.as_str())) {
+        return Err(serde::de::Error::custom(format!(
+            "unknown suspicious-code rule {unknown:?} in allowed_suspicions: the rules are {}",
+            SUSPICION_RULES.join(", ")
+        )));
+    }
+    Ok(names)
 }
 
 /// A toolchain version: a string. A bare TOML or JSON number is refused, since `3.10` would

@@ -164,6 +164,11 @@ static INSTALLED: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The suspicions of a patch, in patch order. `skip` names files to leave out (the test files,
 /// which are restored before the tests run). Deterministic; no duplicates.
+/// [`scan`] without the hits of the rules a repository's spec allows (`allowed_suspicions`).
+pub fn scan_allowing(patch: &str, skip: &[String], allowed: &[String]) -> Vec<Suspicion> {
+    scan(patch, skip).into_iter().filter(|s| !allowed.contains(&s.name)).collect()
+}
+
 pub fn scan(patch: &str, skip: &[String]) -> Vec<Suspicion> {
     let mut found: Vec<Suspicion> = Vec::new();
     let mut push = |s: Suspicion| {
@@ -246,6 +251,33 @@ pub fn names(found: &[Suspicion]) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_spec_allows_only_the_rules_it_names() {
+        let patch = adding(
+            "src/_pytest/hooks.py",
+            &["import _pytest.nodes", "def pytest_collection(session):", "    os._exit(0)"],
+        );
+        let names = |allowed: &[&str]| -> Vec<String> {
+            let allowed: Vec<String> = allowed.iter().map(|a| a.to_string()).collect();
+            scan_allowing(&patch, &[], &allowed).into_iter().map(|s| s.name).collect()
+        };
+        assert_eq!(names(&[]), ["test_framework_import", "test_hook", "process_exit"]);
+        assert_eq!(names(&["test_framework_import", "test_hook"]), ["process_exit"], "the other rules stay");
+    }
+
+    #[test]
+    fn every_rule_is_one_a_spec_may_allow() {
+        use crate::dataset::spec::SUSPICION_RULES;
+        let mut names: Vec<&str> = RULES.iter().map(|r| r.name).collect();
+        names.extend(["installed_files", "python_startup_hook", "test_hook"]);
+        for name in &names {
+            assert!(SUSPICION_RULES.contains(name), "{name} is missing from SUSPICION_RULES");
+        }
+        for name in SUSPICION_RULES {
+            assert!(names.contains(&name), "SUSPICION_RULES names {name}, which no rule has");
+        }
+    }
 
     /// A one-file patch adding `lines` to `path` (a new file).
     fn adding(path: &str, lines: &[&str]) -> String {

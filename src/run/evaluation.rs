@@ -84,7 +84,8 @@ pub async fn evaluate_one(
             touched.join(", ")
         ));
     }
-    flag_suspicious(&mut report, grade::suspicious::scan(&patch, &touched));
+    let allowed = &prepared.entry.allowed_suspicions;
+    flag_suspicious(&mut report, grade::suspicious::scan_allowing(&patch, &touched, allowed));
 
     if let Some(warning) =
         super::script::no_test_argument_warning(&prepared.entry, &prepared.language, &instance.test_patch)

@@ -97,6 +97,15 @@ fn an_inline_harness_overrides_only_the_fields_it_names() {
     assert!(InlineHarness::check(serde_json::json!(["x"])).is_err());
 }
 
+#[test]
+fn allowed_suspicions_name_known_rules_only() {
+    let ok = InlineHarness::check(serde_json::json!({"allowed_suspicions": ["test_framework_import"]}));
+    assert!(ok.is_ok(), "{ok:?}");
+    let err = InlineHarness::check(serde_json::json!({"allowed_suspicions": ["test_framwork_import"]})).unwrap_err();
+    assert!(err.contains("unknown suspicious-code rule \"test_framwork_import\""), "{err}");
+    assert!(err.contains("test_framework_import, test_hook"), "the message lists the rules: {err}");
+}
+
 fn instance(json: serde_json::Value) -> Instance {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d.jsonl");
