@@ -44,6 +44,9 @@ pub fn browser_dom(page: &Path, fragment: &str) -> String {
         });
     let profile = tempfile::tempdir().unwrap();
     let url = format!("file://{}{fragment}", std::path::absolute(page).unwrap().display());
+    // The DOM goes to a file, not a pipe: a page larger than the pipe's buffer would block
+    // Chromium's write while this waits for it to exit.
+    let dom_path = profile.path().join("dom.html");
     let mut child = Command::new(browser)
         .args([
             "--headless",
@@ -59,7 +62,7 @@ pub fn browser_dom(page: &Path, fragment: &str) -> String {
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(&url)
-        .stdout(std::process::Stdio::piped())
+        .stdout(std::fs::File::create(&dom_path).unwrap())
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("chromium starts");
@@ -74,8 +77,7 @@ pub fn browser_dom(page: &Path, fragment: &str) -> String {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    let out = child.wait_with_output().unwrap();
-    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    let dom = String::from_utf8_lossy(&std::fs::read(&dom_path).unwrap()).into_owned();
     assert!(dom.contains("</html>"), "chromium gave no DOM for {url}: {dom:.300}");
     dom
 }
