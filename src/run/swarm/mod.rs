@@ -51,7 +51,7 @@ use frame::{FramedOutput, ENTRY};
 pub const NODE_RETRIES: usize = 2;
 /// How often a job's task is looked at: a cheap call to the manager, and what the job waits
 /// for at its start and end (half of it on average each time).
-const POLL: Duration = Duration::from_millis(50);
+const POLL: Duration = Duration::from_millis(200);
 /// How often the node of a running task is checked.
 const NODE_CHECK: Duration = Duration::from_secs(2);
 /// How long a task may take to be placed and started (its image pulled) before it fails.
