@@ -38,21 +38,8 @@ fn a_candidate_that_ends_the_tests_at_import_is_unresolved() {
     let preds = logs.join("p.jsonl");
     let pred = serde_json::json!({"instance_id": instance["instance_id"], "model_name_or_path": "exits", "model_patch": patch});
     write(&preds, &format!("{pred}\n"));
-    let args = [
-        "evaluate",
-        "--dataset",
-        dataset.to_str().unwrap(),
-        "--predictions",
-        preds.to_str().unwrap(),
-        "--repos",
-        "harness/demo/repos",
-        "--no-clone",
-        "--logs",
-        logs.to_str().unwrap(),
-        "--run-id",
-        "x",
-    ];
-    let out = verdict(&args);
+    let run = || evaluate_on_demo_repos(&dataset, preds.to_str().unwrap(), &logs, "x", &[]);
+    let out = run();
     // A completed run: the candidate broke the tests, verdict's steps worked.
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let path = logs.join("x/exits/verdict-demo__pycalc-1/report.json");
@@ -67,7 +54,7 @@ fn a_candidate_that_ends_the_tests_at_import_is_unresolved() {
 
     // Not retried: a rerun reuses the report.
     let stamp = std::fs::metadata(&path).unwrap().modified().unwrap();
-    let again = verdict(&args);
+    let again = run();
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
     assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), stamp);
     assert_no_containers_left(&logs, &["x"]);

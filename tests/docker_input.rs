@@ -42,20 +42,7 @@ fn garbage_binary_and_broken_builds_are_outcomes() {
         ]
         .join("\n"),
     );
-    let out = verdict(&[
-        "evaluate",
-        "--dataset",
-        dataset.to_str().unwrap(),
-        "--predictions",
-        preds.to_str().unwrap(),
-        "--repos",
-        "harness/demo/repos",
-        "--no-clone",
-        "--logs",
-        logs.to_str().unwrap(),
-        "--run-id",
-        "bad",
-    ]);
+    let out = evaluate_on_demo_repos(&dataset, preds.to_str().unwrap(), &logs, "bad", &[]);
     // Some instances could not build: the run says so with its exit code, and still reports.
     assert_eq!(out.status.code(), Some(4), "{}", text(&out));
     let report = |model: &str, id: &str| read_json(&logs.join("bad").join(model).join(id).join("report.json"));

@@ -323,24 +323,13 @@ fn huge_output_is_bounded_and_oom_kills_are_reported() {
     };
     let preds = logs.join("p.jsonl");
     write(&preds, &format!("{}\n{}\n", pred("loud", &loud), pred("hog", &hog)));
-    let out = verdict(&[
-        "evaluate",
-        "--dataset",
-        dataset.to_str().unwrap(),
-        "--predictions",
+    let out = evaluate_on_demo_repos(
+        &dataset,
         preds.to_str().unwrap(),
-        "--repos",
-        "harness/demo/repos",
-        "--no-clone",
-        "--logs",
-        logs.to_str().unwrap(),
-        "--run-id",
+        &logs,
         "f",
-        "--max-output",
-        "1",
-        "--memory",
-        "0.25",
-    ]);
+        &["--max-output", "1", "--memory", "0.25"],
+    );
     let dir = |model: &str| logs.join("f").join(model).join("verdict-demo__pycalc-1");
     let loud_report = read_json(&dir("loud").join("report.json"));
     assert_eq!(loud_report["outcome"], "resolved_full", "{}\n{loud_report:#}", text(&out));

@@ -70,20 +70,7 @@ fn a_runner_configuration_that_cannot_be_reset_falls_back() {
     let predictions = logs.join("fallback-predictions.jsonl");
     write(&dataset, &jsonl(&[instance]));
     write(&predictions, &jsonl(&[prediction]));
-    let out = verdict(&[
-        "evaluate",
-        "--dataset",
-        dataset.to_str().unwrap(),
-        "--predictions",
-        predictions.to_str().unwrap(),
-        "--repos",
-        "harness/demo/repos",
-        "--no-clone",
-        "--logs",
-        logs.to_str().unwrap(),
-        "--run-id",
-        "guard-fallback",
-    ]);
+    let out = evaluate_on_demo_repos(&dataset, predictions.to_str().unwrap(), &logs, "guard-fallback", &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let r = report(&logs, "guard-fallback", "demo-model", id);
     assert_eq!(r["outcome"], "unresolved", "{r:#}");
@@ -170,24 +157,7 @@ fn a_pinned_clock_reaches_python_node_and_java() {
     let dataset = logs.join("clock.jsonl");
     write(&dataset, &jsonl(&instances));
     let run = |clock: &str, run_id: &str| {
-        let out = verdict(&[
-            "evaluate",
-            "--dataset",
-            dataset.to_str().unwrap(),
-            "--predictions",
-            "gold",
-            "--repos",
-            "harness/demo/repos",
-            "--no-clone",
-            "--logs",
-            logs.to_str().unwrap(),
-            "--run-id",
-            run_id,
-            "--clock",
-            clock,
-            "-j",
-            "2",
-        ]);
+        let out = evaluate_on_demo_repos(&dataset, "gold", &logs, run_id, &["--clock", clock, "-j", "2"]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     };
     run("2019-11-28", "pinned");
@@ -214,24 +184,7 @@ fn a_pinned_clock_reaches_python_node_and_java() {
     let dataset = logs.join("hang.jsonl");
     write(&dataset, &jsonl(&[hanging]));
     let started = std::time::Instant::now();
-    let out = verdict(&[
-        "evaluate",
-        "--dataset",
-        dataset.to_str().unwrap(),
-        "--predictions",
-        "gold",
-        "--repos",
-        "harness/demo/repos",
-        "--no-clone",
-        "--logs",
-        logs.to_str().unwrap(),
-        "--run-id",
-        "hang",
-        "--clock",
-        "created_at",
-        "--timeout",
-        "5",
-    ]);
+    let out = evaluate_on_demo_repos(&dataset, "gold", &logs, "hang", &["--clock", "created_at", "--timeout", "5"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let r = report(&logs, "hang", "gold", "verdict-demo__guardpy-91");
     assert_eq!(r["outcome"], "timeout", "{r:#}");

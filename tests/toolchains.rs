@@ -27,22 +27,7 @@ fn node_16_from_the_npm_registry_runs_a_demo_instance() {
     java19["harness"] = serde_json::json!({"java": "19"});
     let dataset = logs.join("d.jsonl");
     write(&dataset, &format!("{node16}\n{java19}\n"));
-    let out = verdict(&[
-        "evaluate",
-        "--dataset",
-        dataset.to_str().unwrap(),
-        "--predictions",
-        "gold",
-        "--repos",
-        "harness/demo/repos",
-        "--no-clone",
-        "--logs",
-        logs.to_str().unwrap(),
-        "--run-id",
-        "tc",
-        "--official-images",
-        "no",
-    ]);
+    let out = evaluate_on_demo_repos(&dataset, "gold", &logs, "tc", &["--official-images", "no"]);
     assert_eq!(out.status.code(), Some(4), "the Java 19 instance cannot build: {}", text(&out));
     let report = |id: &str| read_json(&logs.join("tc/gold").join(id).join("report.json"));
 

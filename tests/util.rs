@@ -25,6 +25,27 @@ pub fn verdict(args: &[&str]) -> Output {
         .expect("the verdict binary runs")
 }
 
+/// `verdict evaluate` of `dataset` with `predictions` (a file, or `gold`) on the demo's bundled
+/// repositories, into `logs/<run_id>`, with `extra` flags after.
+pub fn evaluate_on_demo_repos(dataset: &Path, predictions: &str, logs: &Path, run_id: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "evaluate",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--predictions",
+        predictions,
+        "--repos",
+        "harness/demo/repos",
+        "--no-clone",
+        "--logs",
+        logs.to_str().unwrap(),
+        "--run-id",
+        run_id,
+    ];
+    args.extend_from_slice(extra);
+    verdict(&args)
+}
+
 pub fn text(output: &Output) -> String {
     format!("{}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
 }
