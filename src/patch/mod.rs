@@ -175,6 +175,33 @@ struct Section {
     header_error: Option<(usize, String)>,
 }
 
+impl Section {
+    /// A section with `---`/`+++` headers (or a lone `+++`) and no `diff --git` line: no
+    /// extended header, so no binary or mode change; its hunks are read after.
+    fn plain(
+        kind: SectionKind,
+        old_path: Option<String>,
+        new_path: Option<String>,
+        start: usize,
+        gnu_only: bool,
+        header_error: Option<(usize, String)>,
+    ) -> Section {
+        Section {
+            kind,
+            old_path,
+            new_path,
+            git: false,
+            binary: false,
+            mode_change: false,
+            start,
+            strip_cr: false,
+            gnu_only,
+            hunks: Vec::new(),
+            header_error,
+        }
+    }
+}
+
 /// A line without the blanks GNU patch skips before a header (spaces, tabs and `X`s).
 fn unindent(line: &[u8]) -> &[u8] {
     let start = line.iter().position(|&b| !matches!(b, b' ' | b'\t' | b'X')).unwrap_or(line.len());
@@ -478,19 +505,7 @@ impl<'p> Patch<'p> {
         let (_, new) = strip_prefixes(None, header_path(&plus[4..]));
         let header_error = new.is_none().then(|| (start, "the `+++` line names no file".to_string()));
         let index = self.sections.len();
-        self.sections.push(Section {
-            kind: SectionKind::Modify,
-            old_path: new.clone(),
-            new_path: new,
-            git: false,
-            binary: false,
-            mode_change: false,
-            start,
-            strip_cr: false,
-            gnu_only: true,
-            hunks: Vec::new(),
-            header_error,
-        });
+        self.sections.push(Section::plain(SectionKind::Modify, new.clone(), new, start, true, header_error));
         self.hunks(start + 1, index)
     }
 
@@ -509,19 +524,7 @@ impl<'p> Patch<'p> {
             _ => (SectionKind::Modify, None),
         };
         let index = self.sections.len();
-        self.sections.push(Section {
-            kind,
-            old_path: old,
-            new_path: new,
-            git: false,
-            binary: false,
-            mode_change: false,
-            start,
-            strip_cr: false,
-            gnu_only: indented,
-            hunks: Vec::new(),
-            header_error,
-        });
+        self.sections.push(Section::plain(kind, old, new, start, indented, header_error));
         self.hunks(start + 2, index)
     }
 
