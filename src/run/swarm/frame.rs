@@ -5,7 +5,10 @@
 //!   command unpacks them and `exec`s the wrapper with those variables removed, so neither the
 //!   process's command line nor its environment holds them once the tests run.
 //! - **Out**: after the eval script, the wrapper prints, behind the run's nonce marker, the OOM
-//!   kills its cgroup counted and the output folder as a gzipped tar in base64. The code under
+//!   kills its cgroup counted, the eval script's exit code and duration (measured in the
+//!   container, as the local backend's wait measures it) and the output folder as a gzipped tar
+//!   in base64. The frame's last line ends the job for verdict: it need not wait for the task's
+//!   end to reach the manager. The code under
 //!   test cannot forge these lines: the wrapper reads the marker from a file it deletes before
 //!   the eval script starts (as the eval script deletes itself).
 //!
@@ -59,16 +62,20 @@ pub fn input_env(files: &[(String, Vec<u8>)], nonce: &str) -> std::io::Result<Ve
 /// Runs the eval script, then the framing (read into memory and deleted first).
 fn wrapper() -> String {
     format!(
-        "#!/bin/bash\nF=$(cat {IN_DIR}/frame.sh); rm -f {IN_DIR}/frame.sh \"$0\"\n\
+        "#!/bin/bash\nT0=$EPOCHREALTIME\nF=$(cat {IN_DIR}/frame.sh); rm -f {IN_DIR}/frame.sh \"$0\"\n\
          bash {IN_DIR}/eval.sh\ncode=$?\neval \"$F\"\nexit $code\n"
     )
 }
 
-/// Prints the OOM kill count of the job's cgroup (v2, else v1) and the output folder.
+/// Prints the OOM kill count of the job's cgroup (v2, else v1), the eval script's exit code
+/// (`$code`) and its start and end (`$T0`, now; bash 5's clock), all set by the wrapper, and the
+/// output folder.
 fn framing(nonce: &str) -> String {
     format!(
         "M=VERDICT-{nonce}\necho\n\
          echo \"$M OOM $(cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null | awk '$1 == \"oom_kill\" {{ print $2; exit }}')\"\n\
+         echo \"$M EXIT $code\"\n\
+         echo \"$M WALL $T0 $EPOCHREALTIME\"\n\
          echo \"$M FILES\"\n\
          tar -cz -C /verdict out 2>/dev/null | base64 -w 120\n\
          echo \"$M FILES END\"\n"
@@ -88,10 +95,14 @@ pub struct FramedOutput {
     files_marker: String,
     end_marker: String,
     oom_prefix: String,
+    exit_prefix: String,
+    wall_prefix: String,
     partial: Vec<u8>,
     state: State,
     base64: Vec<u8>,
     oom_kills: Option<u64>,
+    exit_code: Option<i64>,
+    wall: Option<std::time::Duration>,
     notes: Vec<String>,
 }
 
@@ -102,6 +113,10 @@ pub struct Unframed {
     pub files: Vec<StructuredReport>,
     /// `None` when the framing never ran (the job was killed first).
     pub oom_kills: Option<u64>,
+    /// The eval script's exit code, as the framing printed it (`None` without the framing).
+    pub exit_code: Option<i64>,
+    /// How long the wrapper ran, by the container's clock (`None` without the framing).
+    pub wall: Option<std::time::Duration>,
     pub framed: bool,
     pub notes: Vec<String>,
 }
@@ -114,12 +129,21 @@ impl FramedOutput {
             files_marker: format!("{marker} FILES"),
             end_marker: format!("{marker} FILES END"),
             oom_prefix: format!("{marker} OOM"),
+            exit_prefix: format!("{marker} EXIT"),
+            wall_prefix: format!("{marker} WALL"),
             partial: Vec::new(),
             state: State::Console,
             base64: Vec::new(),
             oom_kills: None,
+            exit_code: None,
+            wall: None,
             notes: Vec::new(),
         }
+    }
+
+    /// Whether the frame's last line has come: the job has nothing more to say.
+    pub fn is_done(&self) -> bool {
+        self.state == State::Done
     }
 
     pub fn push(&mut self, bytes: &[u8]) {
@@ -152,6 +176,12 @@ impl FramedOutput {
             State::Console if text.starts_with(&self.oom_prefix) => {
                 self.oom_kills = Some(text[self.oom_prefix.len()..].trim().parse().unwrap_or(0));
             }
+            State::Console if text.starts_with(&self.exit_prefix) => {
+                self.exit_code = text[self.exit_prefix.len()..].trim().parse().ok();
+            }
+            State::Console if text.starts_with(&self.wall_prefix) => {
+                self.wall = elapsed(&text[self.wall_prefix.len()..])
+            }
             State::Console | State::Done => self.sink.push(line),
             State::Files if text == self.end_marker => self.state = State::Done,
             State::Files => {
@@ -181,8 +211,17 @@ impl FramedOutput {
             notes.push("the job's output ends inside the framed reports; none kept".into());
         }
         let (output, write_error) = self.sink.finish();
-        Unframed { output, write_error, files, oom_kills: self.oom_kills, framed, notes }
+        let (exit_code, wall) = if framed { (self.exit_code, self.wall) } else { (None, None) };
+        Unframed { output, write_error, files, oom_kills: self.oom_kills, exit_code, wall, framed, notes }
     }
+}
+
+/// The time between two `$EPOCHREALTIME` readings ("1733072400.123456 1733072410.654321"; a
+/// comma where the locale has one), or `None` if either is missing.
+fn elapsed(readings: &str) -> Option<std::time::Duration> {
+    let mut seconds = readings.split_whitespace().map(|r| r.replace(',', ".").parse::<f64>().ok());
+    let (start, end) = (seconds.next()??, seconds.next()??);
+    (end >= start).then(|| std::time::Duration::from_secs_f64(end - start))
 }
 
 fn decode(base64_text: &[u8]) -> std::io::Result<Vec<u8>> {
@@ -218,7 +257,7 @@ mod tests {
         gz.write_all(&builder.into_inner().unwrap()).unwrap();
         let text = base64::engine::general_purpose::STANDARD.encode(gz.finish().unwrap());
         let lines: Vec<&str> = text.as_bytes().chunks(120).map(|c| std::str::from_utf8(c).unwrap()).collect();
-        format!("\nVERDICT-abc OOM 0\nVERDICT-abc FILES\n{}\nVERDICT-abc FILES END\n", lines.join("\n"))
+        format!("\nVERDICT-abc OOM 0\nVERDICT-abc EXIT 1\nVERDICT-abc WALL 100.25 110.75\nVERDICT-abc FILES\n{}\nVERDICT-abc FILES END\n", lines.join("\n"))
     }
 
     #[test]
@@ -230,12 +269,17 @@ mod tests {
             frame_of(&[("junit.xml", "<testsuite/>"), ("collected/a.xml", "<x/>")])
         );
         // In uneven chunks, as service logs arrive.
-        for chunk in stream.as_bytes().chunks(7) {
+        let chunks: Vec<&[u8]> = stream.as_bytes().chunks(7).collect();
+        for (i, chunk) in chunks.iter().enumerate() {
+            assert!(!out.is_done(), "done before chunk {i} of {}", chunks.len());
             out.push(chunk);
         }
+        assert!(out.is_done(), "the frame's last line ends the job");
         let got = out.finish();
         assert!(got.framed);
         assert_eq!(got.oom_kills, Some(0));
+        assert_eq!(got.exit_code, Some(1));
+        assert_eq!(got.wall, Some(std::time::Duration::from_millis(10_500)));
         assert_eq!(got.output.text, "VERDICT-abc TESTS START\ntest output\nVERDICT-abc END\n\n");
         let names: Vec<(&str, &[u8])> = got.files.iter().map(|f| (f.name.as_str(), f.bytes.as_slice())).collect();
         assert_eq!(names, vec![("collected/a.xml", &b"<x/>"[..]), ("junit.xml", &b"<testsuite/>"[..])]);
@@ -245,12 +289,23 @@ mod tests {
     fn forged_frames_with_another_nonce_stay_console_and_oom_counts_are_read() {
         let dir = tempfile::tempdir().unwrap();
         let mut out = framed(dir.path());
-        out.push(b"VERDICT-xyz FILES\nnot a frame\nVERDICT-xyz FILES END\nVERDICT-abc OOM 2\n");
+        out.push(b"VERDICT-xyz FILES\nnot a frame\nVERDICT-xyz FILES END\nVERDICT-xyz EXIT 0\nVERDICT-abc OOM 2\n");
+        assert!(!out.is_done());
         let got = out.finish();
         assert!(!got.framed, "no frame of this run's nonce");
+        assert_eq!(got.exit_code, None, "no exit code without this run's frame");
         assert_eq!(got.oom_kills, Some(2));
         assert!(got.output.text.contains("VERDICT-xyz FILES"), "{}", got.output.text);
         assert!(got.files.is_empty());
+    }
+
+    #[test]
+    fn durations_come_from_two_clock_readings() {
+        assert_eq!(elapsed(" 10.5 12.75"), Some(std::time::Duration::from_millis(2250)));
+        assert_eq!(elapsed("10,5 12,75"), Some(std::time::Duration::from_millis(2250)), "a comma locale");
+        assert_eq!(elapsed(" 12.75"), None, "bash before 5 has no $EPOCHREALTIME: one reading");
+        assert_eq!(elapsed(""), None);
+        assert_eq!(elapsed("12 10"), None, "a clock set back gives nothing");
     }
 
     #[test]
@@ -259,8 +314,10 @@ mod tests {
         let mut out = framed(dir.path());
         let frame = frame_of(&[("junit.xml", "<testsuite/>")]);
         out.push(&frame.as_bytes()[..frame.len() - 25]);
+        assert!(!out.is_done());
         let got = out.finish();
         assert!(!got.framed && got.files.is_empty());
+        assert_eq!(got.exit_code, None, "a frame cut short gives no exit code");
         assert!(got.notes.iter().any(|n| n.contains("ends inside the framed reports")), "{:?}", got.notes);
     }
 

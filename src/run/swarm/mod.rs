@@ -16,6 +16,11 @@
 //!   inputs travel in its environment and the output folder comes back framed in its logs
 //!   ([`frame`]), so nothing needs a node's engine. The deadline is verdict's: a task running
 //!   past it is stopped by removing its service.
+//! - **The end of a job** is the last line of its frame, in its logs (followed from the
+//!   service's creation), with the eval script's exit code and duration: verdict does not wait
+//!   for the task's end to reach the manager, nor read the logs a second time. A task that ends
+//!   without the frame (killed at its deadline, out of memory) is read whole once it has ended.
+//!   The service and its network are removed in the background.
 //! - **Faults**: a task whose node goes down (or leaves) is tried again on another node, at most
 //!   [`NODE_RETRIES`] times, then the job is `infra_error` naming the nodes. A task the
 //!   scheduler cannot place (no node has the memory or CPUs asked) fails at once with the
@@ -49,8 +54,8 @@ use frame::{FramedOutput, ENTRY};
 
 /// Times a job is started again on another node after the node it ran on went down.
 pub const NODE_RETRIES: usize = 2;
-/// How often a job's task is looked at: a cheap call to the manager, and what the job waits
-/// for at its start and end (half of it on average each time).
+/// How often a job's task is looked at: a cheap call to the manager, for its start (the
+/// deadline counts from there), its node, and an end without the frame.
 const POLL: Duration = Duration::from_millis(200);
 /// How often the node of a running task is checked.
 const NODE_CHECK: Duration = Duration::from_secs(2);
@@ -249,8 +254,8 @@ async fn run_once(
         .id;
     let spec = service_spec(inner, &name, image, env, job, &network_id, excluded);
     let created = engine.call("create the job's service", SHORT_CALL, docker.create_service(spec, None)).await;
-    let result = match created {
-        Err(e) => Err(Attempt::Failed(fail("create the job's service")(e))),
+    let (service, result) = match created {
+        Err(e) => (None, Err(Attempt::Failed(fail("create the job's service")(e)))),
         Ok(created) => {
             let id = created.id.unwrap_or_else(|| name.clone());
             let result = tokio::select! {
@@ -258,13 +263,17 @@ async fn run_once(
                 () = inner.cancel.cancelled() => Err(Attempt::Failed(ExecError::Cancelled)),
                 result = follow(inner, &id, job) => result,
             };
-            let _ = engine.call("remove the job's service", SHORT_CALL, docker.delete_service(&id)).await;
-            result
+            (Some(id), result)
         }
     };
-    // The network is free only once the task's container is gone; that need not hold the job.
+    // The service and its network go in the background: the job has its output, and the
+    // network is free only once the task's container is gone. The run's sweep at its end (and
+    // a rerun's at its start) removes what is left.
     let engine = engine.clone();
     inner.tracker.spawn(async move {
+        if let Some(id) = service {
+            let _ = engine.call("remove the job's service", SHORT_CALL, engine.docker().delete_service(&id)).await;
+        }
         for _ in 0..50 {
             match engine.call("remove the job's network", SHORT_CALL, engine.docker().remove_network(&network_id)).await
             {
@@ -334,7 +343,10 @@ fn service_spec(
     }
 }
 
-/// Waits for the service's task to end (or its deadline), then reads its logs.
+/// Follows the service's logs from its creation and its task's state, until the frame's last
+/// line arrives (the job is done: everything it printed has come, with its exit code) or the
+/// task ends without it (killed, out of memory, at its deadline, its wrapper failed), when the
+/// logs are read again whole.
 async fn follow(inner: &Arc<Inner>, service: &str, job: &Job) -> Result<JobOutput, Attempt> {
     let engine = &inner.engine;
     let docker = engine.docker();
@@ -344,73 +356,106 @@ async fn follow(inner: &Arc<Inner>, service: &str, job: &Job) -> Result<JobOutpu
     let mut unplaceable_since: Option<Instant> = None;
     let mut node_checked = Instant::now();
     let mut killed_at_deadline = false;
+    let mut node: Option<String> = None;
     let filters = HashMap::from([("service".to_string(), vec![service.to_string()])]);
-    let task = loop {
-        tokio::time::sleep(POLL).await;
+    let list_tasks = || async {
         let options = ListTasksOptionsBuilder::default().filters(&filters).build();
         let tasks = engine
             .call("list the job's tasks", SHORT_CALL, docker.list_tasks(Some(options)))
             .await
             .map_err(fail("follow the job"))?;
-        let Some(task) = tasks.into_iter().max_by_key(|t| t.created_at.as_ref().map(|d| d.to_string())) else {
-            continue;
-        };
-        let status = task.status.clone().unwrap_or_default();
-        let node = task.node_id.clone().filter(|n| !n.is_empty());
-        match status.state {
-            Some(TaskState::COMPLETE | TaskState::FAILED | TaskState::SHUTDOWN) => break task,
-            Some(TaskState::REJECTED) => {
-                let reason = status.err.or(status.message).unwrap_or_default();
-                return Err(Attempt::Refused { reason });
-            }
-            Some(TaskState::ORPHANED) => return Err(Attempt::NodeLost { node: node.unwrap_or_default() }),
-            Some(TaskState::RUNNING) => {
-                running_since.get_or_insert_with(Instant::now);
-            }
-            Some(TaskState::PENDING) if status.err.as_deref().is_some_and(|e| e.contains("no suitable node")) => {
-                let since = *unplaceable_since.get_or_insert_with(Instant::now);
-                if since.elapsed() >= UNPLACEABLE_AFTER {
-                    let constraint = status.err.unwrap_or_default();
-                    return Err(Attempt::Failed(ExecError::Unplaceable { image: job.image.clone(), constraint }));
-                }
-            }
-            _ => unplaceable_since = None,
-        }
-        if let Some(node) = &node {
-            if node_checked.elapsed() >= NODE_CHECK {
-                node_checked = Instant::now();
-                if node_is_down(engine, node).await {
-                    return Err(Attempt::NodeLost { node: node.clone() });
-                }
-            }
-        }
-        match running_since {
-            Some(since) if since.elapsed() >= job.deadline => {
-                killed_at_deadline = true;
-                break task;
-            }
-            None if created.elapsed() >= START_TIMEOUT => {
-                let reason = format!("the task did not start within {} s", START_TIMEOUT.as_secs());
-                return Err(Attempt::Failed(ExecError::Rejected { image: job.image.clone(), reason }));
-            }
-            _ => {}
-        }
+        Ok::<_, ExecError>(tasks.into_iter().max_by_key(|t| t.created_at.as_ref().map(|d| d.to_string())))
     };
-    let wall = running_since.map(|s| s.elapsed()).unwrap_or_default();
-    let status = task.status.clone().unwrap_or_default();
-    let exit_code = if killed_at_deadline { None } else { status.container_status.and_then(|c| c.exit_code) };
-
     let mut framed = FramedOutput::new(OutputSink::create(&job.output), &job.nonce);
-    let options = LogsOptionsBuilder::default().stdout(true).stderr(true).build();
-    let read_logs = async {
-        let mut logs = docker.service_logs(service, Some(options));
-        while let Some(chunk) = logs.next().await {
-            framed.push(&chunk?.into_bytes());
+    let options = LogsOptionsBuilder::default().stdout(true).stderr(true).follow(true).build();
+    let mut logs = docker.service_logs(service, Some(options));
+    let mut following = true;
+    let mut poll = tokio::time::interval(POLL);
+    poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    poll.tick().await;
+    // The task's end, when it came before the frame's.
+    let mut ended: Option<bollard::models::Task> = None;
+    while ended.is_none() && !framed.is_done() {
+        tokio::select! {
+            chunk = logs.next(), if following => match chunk {
+                Some(Ok(chunk)) => framed.push(&chunk.into_bytes()),
+                // Without the stream the task's end decides, and the logs are read whole then.
+                Some(Err(e)) => {
+                    tracing::debug!(service, "the job's log stream broke: {e}");
+                    following = false;
+                }
+                None => following = false,
+            },
+            _ = poll.tick() => {
+                let Some(task) = list_tasks().await? else { continue };
+                let status = task.status.clone().unwrap_or_default();
+                node = task.node_id.clone().filter(|n| !n.is_empty()).or(node);
+                match status.state {
+                    Some(TaskState::COMPLETE | TaskState::FAILED | TaskState::SHUTDOWN) => {
+                        ended = Some(task);
+                        continue;
+                    }
+                    Some(TaskState::REJECTED) => {
+                        let reason = status.err.or(status.message).unwrap_or_default();
+                        return Err(Attempt::Refused { reason });
+                    }
+                    Some(TaskState::ORPHANED) => return Err(Attempt::NodeLost { node: node.unwrap_or_default() }),
+                    Some(TaskState::RUNNING) => {
+                        running_since.get_or_insert_with(Instant::now);
+                    }
+                    Some(TaskState::PENDING) if status.err.as_deref().is_some_and(|e| e.contains("no suitable node")) => {
+                        let since = *unplaceable_since.get_or_insert_with(Instant::now);
+                        if since.elapsed() >= UNPLACEABLE_AFTER {
+                            let constraint = status.err.unwrap_or_default();
+                            return Err(Attempt::Failed(ExecError::Unplaceable { image: job.image.clone(), constraint }));
+                        }
+                    }
+                    _ => unplaceable_since = None,
+                }
+                if let Some(node) = &node {
+                    if node_checked.elapsed() >= NODE_CHECK {
+                        node_checked = Instant::now();
+                        if node_is_down(engine, node).await {
+                            return Err(Attempt::NodeLost { node: node.clone() });
+                        }
+                    }
+                }
+                match running_since {
+                    Some(since) if since.elapsed() >= job.deadline => {
+                        killed_at_deadline = true;
+                        ended = Some(task);
+                    }
+                    None if created.elapsed() >= START_TIMEOUT => {
+                        let reason = format!("the task did not start within {} s", START_TIMEOUT.as_secs());
+                        return Err(Attempt::Failed(ExecError::Rejected { image: job.image.clone(), reason }));
+                    }
+                    _ => {}
+                }
+            }
         }
-        Ok(())
+    }
+    drop(logs);
+    let waited = running_since.unwrap_or(created).elapsed();
+    let (got, exit_code) = match ended {
+        // The frame came whole: its exit code is the eval script's.
+        None => {
+            let got = framed.finish();
+            let exit_code = got.exit_code;
+            (got, exit_code)
+        }
+        Some(task) => {
+            drop(framed);
+            let status = task.status.unwrap_or_default();
+            let exit_code = if killed_at_deadline { None } else { status.container_status.and_then(|c| c.exit_code) };
+            (read_logs(engine, service, job).await?, exit_code)
+        }
     };
-    engine.call("read the job's output", LOGS_TIMEOUT, read_logs).await.map_err(fail("read the output"))?;
-    let got = framed.finish();
+    if node.is_none() {
+        node = list_tasks().await?.and_then(|t| t.node_id).filter(|n| !n.is_empty());
+    }
+    // The container's own measure when the frame has it: the task's start reaches verdict late
+    // by up to a poll, and a test command stopped by its `timeout` must show the time it ran.
+    let wall = got.wall.unwrap_or(waited);
     let mut notes = got.notes;
     if let Some(e) = got.write_error {
         notes.push(format!("cannot write {}: {e}", job.output.path.display()));
@@ -427,11 +472,29 @@ async fn follow(inner: &Arc<Inner>, service: &str, job: &Job) -> Result<JobOutpu
         Some(n) => n > 0,
         None => exit_code == Some(137) && !killed_at_deadline,
     };
-    let node = match task.node_id.as_deref() {
-        Some(id) if !id.is_empty() => Some(hostname(inner, id).await),
-        _ => None,
+    let node = match node {
+        Some(id) => Some(hostname(inner, &id).await),
+        None => None,
     };
     Ok(JobOutput { output: got.output, exit_code, killed_at_deadline, oom_killed, files: got.files, notes, wall, node })
+}
+
+/// Reads the logs of a service whose task has ended, whole, into a fresh output file.
+async fn read_logs(engine: &Engine, service: &str, job: &Job) -> Result<frame::Unframed, Attempt> {
+    let mut framed = FramedOutput::new(OutputSink::create(&job.output), &job.nonce);
+    let options = LogsOptionsBuilder::default().stdout(true).stderr(true).build();
+    let read = async {
+        let mut logs = engine.docker().service_logs(service, Some(options));
+        while let Some(chunk) = logs.next().await {
+            framed.push(&chunk?.into_bytes());
+        }
+        Ok(())
+    };
+    engine
+        .call("read the job's output", LOGS_TIMEOUT, read)
+        .await
+        .map_err(|e| ExecError::engine("read the output", &job.image, e))?;
+    Ok(framed.finish())
 }
 
 /// Fails a job that no ready node (other than `excluded`) has the memory and CPUs for.
