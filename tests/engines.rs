@@ -273,8 +273,9 @@ pub fn demo_image_tags(ids: &[&str], logs: &Path) -> Vec<String> {
         root.join("dockerfiles"),
         "verdict-os:bookworm".into(),
         verdict::images::host_certs(Path::new("/usr/local/share/ca-certificates")),
-    )
-    .with_toolchains(&specs, verdict::images::toolchain::Availability::default());
+        &specs,
+        verdict::images::toolchain::Availability::default(),
+    );
     let instances = verdict::dataset::load_instances(&root.join("harness/demo/dataset.jsonl")).unwrap();
     let mut tags = vec!["verdict-os:bookworm".to_string()];
     for instance in instances.iter().filter(|i| ids.contains(&i.instance_id.as_str())) {

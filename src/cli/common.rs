@@ -114,8 +114,13 @@ pub async fn builder(
         RegistryUse::No => false,
         RegistryUse::Auto => names_a_toolchain && builder.registry_answers(&images.os_pull).await,
     };
-    let planner = Planner::new(home().join("dockerfiles"), images.os_image.clone(), host_certs(&images.ca_certs))
-        .with_toolchains(&loaded.specs, Availability { registry });
+    let planner = Planner::new(
+        home().join("dockerfiles"),
+        images.os_image.clone(),
+        host_certs(&images.ca_certs),
+        &loaded.specs,
+        Availability { registry },
+    );
     Ok((builder, planner))
 }
 

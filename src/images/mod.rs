@@ -120,7 +120,29 @@ pub struct Planner {
 const STEPS_MARKER: &str = "# verdict: steps";
 
 impl Planner {
-    pub fn new(dockerfiles_dir: PathBuf, os_image: String, certs: Vec<(String, Vec<u8>)>) -> Self {
+    /// A planner on the templates of `dockerfiles_dir`, with the toolchain catalog and languages
+    /// of `specs` and what the engine can reach (`availability`): every plan of one run must
+    /// come from the same three, or the same instance would get other tags.
+    pub fn new(
+        dockerfiles_dir: PathBuf,
+        os_image: String,
+        certs: Vec<(String, Vec<u8>)>,
+        specs: &SpecRegistry,
+        availability: Availability,
+    ) -> Self {
+        Self {
+            dockerfiles_dir,
+            os_image,
+            certs,
+            catalog: specs.catalog().clone(),
+            languages: specs.languages().map(|(name, l)| (name.clone(), l.clone())).collect(),
+            availability,
+        }
+    }
+
+    /// A planner with no toolchain catalog, for tests of the templates alone.
+    #[cfg(test)]
+    fn bare(dockerfiles_dir: PathBuf, os_image: String, certs: Vec<(String, Vec<u8>)>) -> Self {
         Self {
             dockerfiles_dir,
             os_image,
@@ -129,14 +151,6 @@ impl Planner {
             languages: BTreeMap::new(),
             availability: Availability::default(),
         }
-    }
-
-    /// The toolchain catalog and languages of `specs`, and what the engine can reach.
-    pub fn with_toolchains(mut self, specs: &SpecRegistry, availability: Availability) -> Self {
-        self.catalog = specs.catalog().clone();
-        self.languages = specs.languages().map(|(name, l)| (name.clone(), l.clone())).collect();
-        self.availability = availability;
-        self
     }
 
     pub fn availability(&self) -> Availability {

@@ -8,7 +8,7 @@ fn planner(dir: &Path, certs: Vec<(String, Vec<u8>)>) -> Planner {
     std::fs::write(dir.join("python.Dockerfile"), "FROM {{os_image}}\nRUN apt-get install -y {{apt}}\n").unwrap();
     std::fs::write(dir.join("env.Dockerfile"), "FROM {{base_image}}\n").unwrap();
     std::fs::write(dir.join("instance.Dockerfile"), "FROM {{env_image}}\n").unwrap();
-    Planner::new(dir.to_path_buf(), "verdict-os:bookworm".into(), certs)
+    Planner::bare(dir.to_path_buf(), "verdict-os:bookworm".into(), certs)
 }
 
 fn instance() -> Instance {
@@ -93,7 +93,7 @@ fn a_change_rebuilds_only_the_layers_below_it() {
 #[test]
 fn missing_template_names_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let p = Planner::new(dir.path().to_path_buf(), "os".into(), vec![]);
+    let p = Planner::bare(dir.path().to_path_buf(), "os".into(), vec![]);
     let err = p.plan(&instance(), &entry(), &language()).unwrap_err();
     assert!(err.to_string().contains("python.Dockerfile"), "{err}");
 }
@@ -110,8 +110,7 @@ fn shell_quoting() {
 fn real(availability: toolchain::Availability) -> (Planner, SpecRegistry) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let specs = SpecRegistry::load(&root.join("harness"), &[]).unwrap();
-    let planner = Planner::new(root.join("dockerfiles"), "verdict-os:bookworm".into(), vec![])
-        .with_toolchains(&specs, availability);
+    let planner = Planner::new(root.join("dockerfiles"), "verdict-os:bookworm".into(), vec![], &specs, availability);
     (planner, specs)
 }
 
@@ -245,8 +244,7 @@ fn a_template_without_toolchain_placeholders_refuses_a_named_version() {
     std::fs::create_dir(dir.path().join("toolchains")).unwrap();
     let fragment = "toolchains/npm-registry.Dockerfile";
     std::fs::copy(real_dir.join(fragment), dir.path().join(fragment)).unwrap();
-    let p =
-        Planner::new(dir.path().to_path_buf(), "verdict-os:bookworm".into(), vec![]).with_toolchains(&specs, OFFLINE);
+    let p = Planner::new(dir.path().to_path_buf(), "verdict-os:bookworm".into(), vec![], &specs, OFFLINE);
     let with_node = SpecEntry { node: Some("16".into()), ..entry() };
     let err = p.plan(&instance(), &with_node, specs.language("python").unwrap()).unwrap_err().to_string();
     assert!(err.contains("has no {{stages}} placeholder") && err.contains("node 16"), "{err}");

@@ -64,13 +64,14 @@ async fn bench() {
     let ctx = Context {
         backend: Arc::new(DockerBackend::new(engine.clone(), scope, CancellationToken::new())),
         builder: builder.clone(),
+        // The images `verdict evaluate` builds offline: the same toolchain layers, the same tags.
         planner: Planner::new(
             root.join("dockerfiles"),
             "verdict-os:bookworm".into(),
             host_certs("/usr/local/share/ca-certificates".as_ref()),
-        )
-        // The images `verdict evaluate` builds offline: the same toolchain layers, the same tags.
-        .with_toolchains(&specs, Availability::default()),
+            &specs,
+            Availability::default(),
+        ),
         specs: specs.clone(),
         limits: limits(4.0, 1.0, 2048),
         timeout_override: None,
