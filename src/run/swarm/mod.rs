@@ -450,8 +450,9 @@ async fn follow(inner: &Arc<Inner>, service: &str, job: &Job) -> Result<JobOutpu
             (read_logs(engine, service, job).await?, exit_code)
         }
     };
+    // Where it ran, when the job ended before a poll saw its node: worth a call, not the result.
     if node.is_none() {
-        node = list_tasks().await?.and_then(|t| t.node_id).filter(|n| !n.is_empty());
+        node = list_tasks().await.ok().flatten().and_then(|t| t.node_id).filter(|n| !n.is_empty());
     }
     // The container's own measure when the frame has it: the task's start reaches verdict late
     // by up to a poll, and a test command stopped by its `timeout` must show the time it ran.
