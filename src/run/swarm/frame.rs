@@ -92,11 +92,8 @@ enum State {
 /// A job's log stream, split into the console and the framed files.
 pub struct FramedOutput {
     sink: OutputSink,
-    files_marker: String,
-    end_marker: String,
-    oom_prefix: String,
-    exit_prefix: String,
-    wall_prefix: String,
+    /// `VERDICT-<nonce> `, which opens each of the wrapper's lines: then a word and its value.
+    marker: String,
     partial: Vec<u8>,
     state: State,
     base64: Vec<u8>,
@@ -123,14 +120,9 @@ pub struct Unframed {
 
 impl FramedOutput {
     pub fn new(sink: OutputSink, nonce: &str) -> Self {
-        let marker = format!("VERDICT-{nonce}");
         FramedOutput {
             sink,
-            files_marker: format!("{marker} FILES"),
-            end_marker: format!("{marker} FILES END"),
-            oom_prefix: format!("{marker} OOM"),
-            exit_prefix: format!("{marker} EXIT"),
-            wall_prefix: format!("{marker} WALL"),
+            marker: format!("VERDICT-{nonce} "),
             partial: Vec::new(),
             state: State::Console,
             base64: Vec::new(),
@@ -171,20 +163,15 @@ impl FramedOutput {
 
     fn line(&mut self, line: &[u8]) {
         let text = std::str::from_utf8(line).unwrap_or("").trim_end();
-        match self.state {
-            State::Console if text == self.files_marker => self.state = State::Files,
-            State::Console if text.starts_with(&self.oom_prefix) => {
-                self.oom_kills = Some(text[self.oom_prefix.len()..].trim().parse().unwrap_or(0));
-            }
-            State::Console if text.starts_with(&self.exit_prefix) => {
-                self.exit_code = text[self.exit_prefix.len()..].trim().parse().ok();
-            }
-            State::Console if text.starts_with(&self.wall_prefix) => {
-                self.wall = elapsed(&text[self.wall_prefix.len()..])
-            }
-            State::Console | State::Done => self.sink.push(line),
-            State::Files if text == self.end_marker => self.state = State::Done,
-            State::Files => {
+        let framing = text.strip_prefix(self.marker.as_str()).map(|rest| rest.split_once(' ').unwrap_or((rest, "")));
+        match (self.state, framing) {
+            (State::Console, Some(("FILES", ""))) => self.state = State::Files,
+            (State::Console, Some(("OOM", value))) => self.oom_kills = Some(value.trim().parse().unwrap_or(0)),
+            (State::Console, Some(("EXIT", value))) => self.exit_code = value.trim().parse().ok(),
+            (State::Console, Some(("WALL", value))) => self.wall = elapsed(value),
+            (State::Console | State::Done, _) => self.sink.push(line),
+            (State::Files, Some(("FILES", "END"))) => self.state = State::Done,
+            (State::Files, _) => {
                 if self.base64.len() + text.len() <= MAX_FRAMED_BYTES / 3 * 4 {
                     self.base64.extend_from_slice(text.as_bytes());
                 } else if !self.notes.iter().any(|n| n.contains("framed reports")) {
